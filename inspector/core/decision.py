@@ -1,0 +1,54 @@
+"""What happened to one original message, and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FULL = "full"
+TRUNCATED = "truncated"
+DROPPED = "dropped"
+CONSUMED = "consumed"  # removed or rewritten before the strategies ran
+ERROR = "error"  # scout-ai raises on this message
+UNDECIDED = "undecided"  # older than the message scout-ai raised on: never reached
+
+TIERS = (FULL, TRUNCATED, DROPPED, CONSUMED, ERROR, UNDECIDED)
+
+# Rules that fire, as reported in `explain` (`reason`).
+RECENT = "recent_band"
+BUDGET = "under_budget"
+BEYOND_MAX = "beyond_max"
+MIDDLE = "middle_band"
+NOTHING = "nothing_to_shorten"
+NOT_TOOL = "not_tool"
+NO_CONTENT = "no_content"
+SCOUT_ERROR = "scout_error"
+NOT_REACHED = "not_reached"
+NO_STRATEGY = "no_strategy"
+CUSTOM = "custom_strategy"
+
+REASON_TEXT = {
+    RECENT: "recent-N band",
+    BUDGET: "under the character budget",
+    BEYOND_MAX: "beyond the max count",
+    MIDDLE: "middle band",
+    NOTHING: "nothing to shorten",
+    NOT_TOOL: "not a tool message",
+    NO_CONTENT: "tool message without content",
+    SCOUT_ERROR: "scout-ai raises here",
+    NOT_REACHED: "not reached (scout-ai raised on a newer message)",
+    NO_STRATEGY: "no strategy applied",
+    CUSTOM: "changed by a custom strategy",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    index: int
+    tier: str
+    reason: str
+    outputs_counted: int | None  # function_call_output messages counted, newest first, at this point
+    tool_chars_before: int | None  # tool characters kept before this message was decided
+    original_chars: int
+    visible_chars: int
+    kind: str = ""  # "call", "output" or "" for other messages
+    detail: str = ""  # the step and line for consumed messages, the exception for errors

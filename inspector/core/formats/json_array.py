@@ -1,0 +1,79 @@
+"""A JSON array of messages: ``[{"role": ..., "content": ...}, ...]`` (what the oracle reads)."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+
+from .. import rubyjson
+from ..errors import InputError
+from ..model import Chat, Message
+
+NAME = "json"
+EXTENSIONS = (".json",)
+
+
+def sniff(text: str) -> bool:
+    head = text.lstrip()[:1]
+    if head != "[":
+        return False
+    # An array of objects with a "role" key (not e.g. a JSON-lines file of arrays).
+    return '"role"' in text[:4096] or text.lstrip()[1:].lstrip()[:1] == "]"
+
+
+def element_lines(text: str) -> list[int]:
+    """1-based start line of each top-level element (computed only when a line is needed)."""
+    decoder = json.JSONDecoder()
+    lines, pos, line = [], text.index("[") + 1, 1 + text.count("\n", 0, text.index("["))
+    last = 0
+    size = len(text)
+    while pos < size:
+        while pos < size and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= size or text[pos] == "]":
+            break
+        line += text.count("\n", last, pos)
+        last = pos
+        lines.append(line)
+        try:
+            _, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+    return lines
+
+
+def load(text: str, path: str | None) -> Chat:
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        try:
+            data = rubyjson.parse(text)
+        except rubyjson.RubyJSONError:
+            raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+    if not isinstance(data, list):
+        kind = {dict: "an object", str: "a string"}.get(type(data), type(data).__name__)
+        raise InputError(f"expected a JSON array of messages, found {kind}", path, 1)
+    messages = []
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            kind = {list: "an array", str: "a string", type(None): "null"}.get(type(item), type(item).__name__)
+            line = _line_of(text, index)
+            raise InputError(f"message {index} is {kind}, not an object with role and content", path, line)
+        messages.append(Message(item))
+    return Chat(messages, path=path, format=NAME, locator=_Locator(text))
+
+
+class _Locator:
+    def __init__(self, text: str):
+        self.text = text
+        self.lines: list[int] | None = None
+
+    def __call__(self, index: int) -> int | None:
+        if self.lines is None:
+            self.lines = element_lines(self.text)
+        return self.lines[index] if index < len(self.lines) else None
+
+
+def _line_of(text: str, index: int) -> int | None:
+    return _Locator(text)(index)

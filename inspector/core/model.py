@@ -1,0 +1,91 @@
+"""A loaded chat: messages with role, content, their other keys and where they came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass(slots=True, eq=False)
+class Message:
+    """One message as handed to the prompt strategies.
+
+    ``fields`` is the message mapping in its original key order (role, content and
+    any extra keys); output writes it back in that order, as scout-ai does.
+    """
+
+    fields: dict
+    line: int | None = None  # first source line (1-based), when the format has lines
+    end_line: int | None = None
+    source: str | None = None  # the file it came from, when not the chat itself (imports)
+
+    @property
+    def role(self) -> Any:
+        return self.fields.get("role")
+
+    @property
+    def content(self) -> Any:
+        return self.fields.get("content")
+
+    @property
+    def extra(self) -> dict:
+        return {k: v for k, v in self.fields.items() if k not in ("role", "content")}
+
+    def with_content(self, content: Any) -> "Message":
+        fields = dict(self.fields)
+        fields["content"] = content
+        return Message(fields, self.line, self.end_line, self.source)
+
+    @classmethod
+    def make(cls, role: str, content: Any, line: int | None = None, end_line: int | None = None, **extra) -> "Message":
+        return cls({"role": role, "content": content, **extra}, line, end_line)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something the loader noticed: a parser hazard, a skipped directive, an encoding repair."""
+
+    kind: str
+    message: str
+    line: int | None = None
+    swallowed: int = 0  # header-like lines taken into content by a hazard
+    indices: tuple[int, ...] = ()
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "message": self.message, "line": self.line,
+                "swallowed": self.swallowed, "indices": list(self.indices)}
+
+
+@dataclass(slots=True, eq=False)
+class Consumed:
+    """A stored message removed or rewritten before the strategies ran (tier ``consumed``)."""
+
+    message: Message
+    step: str  # e.g. "clear", "option", "meta", "previous_response_id", "import"
+    reason: str
+    before: int  # index of the prompt message it stood before (len(messages) at the end)
+
+
+@dataclass(slots=True, eq=False)
+class Chat:
+    """Everything the inspector knows about one stored chat."""
+
+    messages: list[Message]  # what reaches prepare_prompt
+    path: str | None = None
+    format: str = "json"
+    findings: list[Finding] = field(default_factory=list)
+    consumed: list[Consumed] = field(default_factory=list)
+    # Threshold values set by the chat itself (scout `config:` lines): key -> (raw value, line)
+    config: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    strategies: str | None = None  # `prompt_strategies` chosen by the chat, None for the default
+    strategies_line: int | None = None
+    locator: Callable[[int], int | None] | None = None  # finds a message's line lazily (large JSON files)
+
+    def line_of(self, index: int) -> int | None:
+        message = self.messages[index]
+        if message.line is not None:
+            return message.line
+        return self.locator(index) if self.locator is not None else None
+
+    def __len__(self) -> int:
+        return len(self.messages)

@@ -1,0 +1,47 @@
+"""One inspected chat: the loaded messages, the thresholds in force, the strategies, the cached facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .facts import ToolFacts
+from .formats import load_chat
+from .model import Chat
+from .prepare import Prompt, prepare_prompt
+from .strategies import parse_spec
+from .thresholds import Thresholds, resolve
+
+
+@dataclass(slots=True, eq=False)
+class Inspection:
+    chat: Chat
+    thresholds: Thresholds
+    strategies: object = None  # None: what the chat chose, else the scout-ai default
+    facts: ToolFacts | None = field(default=None)
+
+    def __post_init__(self):
+        if self.facts is None:
+            self.facts = ToolFacts(self.chat.messages)
+
+    @property
+    def strategy_spec(self):
+        if self.strategies is not None:
+            return self.strategies
+        return self.chat.strategies
+
+    def prompt(self, thresholds: Thresholds | None = None, strategies=None) -> Prompt:
+        thresholds = thresholds or self.thresholds
+        spec = strategies if strategies is not None else self.strategy_spec
+        return prepare_prompt(self.chat.messages, spec, thresholds.as_tuple(), self.facts)
+
+
+def open_inspection(path: str | Path, *, input_format: str | None = None, overrides: dict[str, str] | None = None,
+                    strategies: str | None = None, env: dict[str, str] | None = None,
+                    config_files: list[Path] | None = None) -> Inspection:
+    chat = load_chat(path, input_format)
+    thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files,
+                         chat_path=str(path))
+    if strategies is not None:
+        parse_spec(strategies)  # unknown names fail here, before any work
+    return Inspection(chat, thresholds, strategies)
