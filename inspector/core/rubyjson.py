@@ -35,18 +35,28 @@ def _reject_constant(name: str):
     raise ValueError(f"unexpected token {name}")
 
 
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
 def parse(text: str):
     """Parse like Ruby's ``JSON.parse`` (any top-level value, comments allowed)."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError as first:
-        pos = first.pos
-    # orjson refuses integers wider than 64 bits and comments, which Ruby accepts.
+    # orjson turns integers wider than 64 bits into floats and refuses comments; Ruby keeps both.
+    plain = _LONG_DIGITS.search(text) is None
+    if plain:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            if "/*" not in text and "//" not in text:
+                raise RubyJSONError("JSON::ParserError", f"{exc.msg} at line {exc.lineno} column {exc.colno}",
+                                    exc.pos) from None
     candidate = _strip_comments(text) if ("/*" in text or "//" in text) else text
     try:
-        return json.loads(candidate, parse_constant=_reject_constant)
+        value = json.loads(candidate, parse_constant=_reject_constant)
+        json.dumps(value, ensure_ascii=False).encode("utf-8")  # lone surrogates: Ruby refuses them
+        return value
     except (ValueError, RecursionError) as exc:
-        raise RubyJSONError("JSON::ParserError", f"unexpected token at position {getattr(exc, 'pos', pos)}", pos) from None
+        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise RubyJSONError("JSON::ParserError", f"{getattr(exc, 'msg', 'invalid JSON')}{where}") from None
 
 
 def ruby_float(value: float) -> str:
@@ -59,9 +69,9 @@ def ruby_float(value: float) -> str:
         if "." not in mantissa:
             mantissa += ".0"
         return f"{mantissa}e{exponent}"
-    if abs(value) < 1e15:
+    if abs(value) < 1e15 or not text.endswith(".0"):
         return text
-    # Python keeps fixed notation up to 1e16, Ruby switches at 1e15.
+    # Python keeps whole numbers below 1e16 in fixed notation; Ruby switches at 1e15.
     sign = "-" if text.startswith("-") else ""
     whole, frac = text.lstrip("-").split(".")
     digits = (whole + frac).rstrip("0") or "0"

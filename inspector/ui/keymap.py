@@ -1,0 +1,67 @@
+"""Every key and action in one table: the bindings, the help screen and the command palette read it.
+
+Keeping one table means a new action cannot be bound but missing from help or the palette.
+Free on purpose: ``w`` (a later "why" view) and ``b`` (A/B compare).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class Action:
+    keys: str  # Textual key names, comma-separated
+    action: str
+    title: str  # shown in the Footer, the help screen and the palette
+    help: str
+    show: bool = False  # in the Footer
+    shown_keys: str = ""  # how help writes the keys, when the key names read badly
+
+
+APP_ACTIONS = (
+    Action("q", "quit", "Quit", "quit the inspector", True, "q, ctrl+q"),
+    Action("f1,question_mark", "help", "Help", "this list of keys", True, "?, F1"),
+    Action("slash", "search", "Search", "search the original content (Enter runs it)", True, "/"),
+    Action("n", "next_match", "Next match", "jump to the next search hit"),
+    Action("N", "prev_match", "Prev match", "jump to the previous search hit"),
+    Action("right_square_bracket", "next_cut", "Next cut", "next truncated or dropped message", True, "]"),
+    Action("left_square_bracket", "prev_cut", "Prev cut", "previous truncated or dropped message", False, "["),
+    Action("g", "goto", "Go to #", "go to a message number (the # column)"),
+    Action("f", "filter", "Filter", "filter rows by tier and role", True),
+    Action("F", "clear_filter", "Clear filter", "show every row again"),
+    Action("t", "thresholds", "Thresholds", "show/hide the threshold editor (Esc returns to the list)", True),
+    Action("s", "cycle_strategies", "Strategies", "switch the strategy list (shorten_tools, none, ...)"),
+    Action("u", "reset_thresholds", "Reset", "reset thresholds and strategies to the loaded values"),
+    Action("p", "presets", "Presets", "save or load a named threshold set", True),
+    Action("e", "export", "Export", "write the prepared prompt or the explanation to a file", True),
+    Action("y", "copy", "Copy", "copy the selected message's original content"),
+    Action("d", "toggle_detail", "Detail", "show/hide the detail pane"),
+    Action("enter", "focus_detail", "Open detail", "move into the detail pane to scroll and select text"),
+    Action("i", "notes", "Notes", "loader findings and threshold warnings"),
+    Action("r", "reload", "Reload", "reload the chat file, keeping position and thresholds"),
+)
+
+VIEW_ACTIONS = (
+    Action("down,j", "move(1)", "Down", "next row", False, "↓, j"),
+    Action("up,k", "move(-1)", "Up", "previous row", False, "↑, k"),
+    Action("pagedown,ctrl+f", "page(1)", "Page down", "one page down", False, "PgDn, ctrl+f"),
+    Action("pageup,ctrl+b", "page(-1)", "Page up", "one page up", False, "PgUp, ctrl+b"),
+    Action("home", "first", "First", "first row", False, "Home"),
+    Action("end,G", "last", "Last", "last row", False, "End, G"),
+)
+
+OTHER_KEYS = (
+    ("Esc", "close a dialog or the search bar; leave an input or the detail pane"),
+    ("Tab, shift+Tab", "move between the list, the detail pane and the threshold editor"),
+    ("ctrl+p", "command palette: every action, themes, go to message N"),
+    ("mouse", "click a row to select it; the wheel scrolls"),
+    ("w, b", "reserved for later (why, A/B compare)"),
+)
+
+
+def bindings(actions) -> list[Binding]:
+    # ctrl+q is Textual's own priority quit binding; ``q`` is ours, so typing q in an input stays text
+    return [Binding(a.keys, a.action, a.title, show=a.show, id=a.action.split("(")[0]) for a in actions]

@@ -1,0 +1,52 @@
+"""Messages from workers to the app: results come back as messages, never as shared state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from inspector.core.prepare import Prompt
+from inspector.core.rows import RowModel
+from inspector.core.session import Inspection
+from inspector.core.thresholds import Thresholds
+
+
+@dataclass
+class ChatLoaded(Message):
+    inspection: Inspection
+    rows: RowModel
+    prompt: Prompt
+    totals: dict
+    loaded: Thresholds  # the values resolved at load (what "reset" returns to)
+    elapsed: float
+
+
+@dataclass
+class LoadFailed(Message):
+    text: str  # one line: file[:line]: what
+
+
+@dataclass
+class Replanned(Message):
+    prompt: Prompt
+    thresholds: Thresholds
+    strategies: str | None
+    totals: dict
+    order: list[int] | None  # rows shown under the current filter (None: all)
+    version: int
+
+    def can_replace(self, message: Message) -> bool:  # only the newest plan matters
+        return isinstance(message, Replanned)
+
+
+@dataclass
+class SearchDone(Message):
+    query: str
+    hits: list[int]
+
+
+@dataclass
+class Exported(Message):
+    path: str
+    size: int

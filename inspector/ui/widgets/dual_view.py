@@ -1,0 +1,234 @@
+"""Both columns in one Line-API widget: row i is original message i, so the columns cannot drift.
+
+A row costs one cached Strip; 20,000 messages scroll like 20 because only the rows on
+screen are ever rendered. Text arrives sanitized from the core and goes out as Segments,
+never through markup.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from textual import events
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from inspector.core import decision as d
+from inspector.core.prepare import Prompt
+from inspector.core.rows import RowModel
+
+from ..keymap import VIEW_ACTIONS, bindings
+
+GLYPHS = {d.FULL: "=", d.TRUNCATED: "✂", d.DROPPED: "✗", d.CONSUMED: "⊘", d.ERROR: "!", d.UNDECIDED: "?"}
+LABELS = {d.FULL: "full", d.TRUNCATED: "truncated", d.DROPPED: "dropped", d.CONSUMED: "consumed",
+          d.ERROR: "error", d.UNDECIDED: "not reached"}
+
+
+def fit(text: str, width: int) -> str:
+    """Exactly ``width`` cells, with an ellipsis when cut (cell-aware: CJK and emoji measured)."""
+    if width <= 0:
+        return ""
+    if cell_len(text) > width:
+        return set_cell_size(text, width - 1) + "…"
+    return set_cell_size(text, width)
+
+
+class DualColumnView(ScrollView, can_focus=True):
+    COMPONENT_CLASSES = {
+        "dual--full", "dual--truncated", "dual--dropped", "dual--consumed", "dual--error", "dual--undecided",
+        "dual--struck", "dual--cursor", "dual--gutter", "dual--role", "dual--tool", "dual--hit", "dual--divider",
+    }
+    DEFAULT_CSS = """
+    DualColumnView {
+        background: $surface;
+        & > .dual--full { color: $text; }
+        & > .dual--truncated { color: $warning; }
+        & > .dual--dropped { color: $text-muted; }
+        & > .dual--consumed { color: $secondary; text-style: italic; }
+        & > .dual--error { color: $error; text-style: bold; }
+        & > .dual--undecided { color: $text-disabled; }
+        & > .dual--struck { text-style: strike; }
+        & > .dual--cursor { background: $accent 25%; }
+        & > .dual--gutter { color: $text-muted; }
+        & > .dual--role { text-style: bold; }
+        & > .dual--tool { color: $accent; }
+        & > .dual--hit { background: $primary 20%; }
+        & > .dual--divider { color: $panel-lighten-2; }
+    }
+    DualColumnView:focus > .dual--cursor { background: $accent 45%; }
+    """
+    BINDINGS = bindings(VIEW_ACTIONS)
+
+    cursor: reactive[int] = reactive(0, repaint=False, init=False)
+
+    @dataclass
+    class Highlighted(Message):
+        row: int
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.rows: RowModel | None = None
+        self.prompt: Prompt | None = None
+        self.order: list[int] | None = None  # rows shown (sorted), None: every row
+        self.hits: set[int] = set()
+        self._cache: LRUCache[tuple, Strip] = LRUCache(2000)
+        self._version = 0
+        self.rendered_rows = 0  # strips built, for tests and the benchmark
+
+    # -- data (attributes down) -------------------------------------------------------
+    def set_data(self, rows: RowModel | None, prompt: Prompt | None, order: list[int] | None = None,
+                 row: int | None = None) -> None:
+        self.rows, self.prompt, self.order = rows, prompt, order
+        self._invalidate()
+        self.virtual_size = Size(self.size.width, self.count)
+        self.go_to_row(row if row is not None else self.current_row or 0)
+
+    def set_prompt(self, prompt: Prompt, order: list[int] | None = None) -> None:
+        row = self.current_row
+        self.prompt, self.order = prompt, order
+        self._invalidate()
+        self.virtual_size = Size(self.size.width, self.count)
+        self.go_to_row(row or 0)
+
+    def set_hits(self, hits: set[int]) -> None:
+        self.hits = hits
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._version += 1
+        self._cache.clear()
+        self.refresh()
+
+    @property
+    def count(self) -> int:
+        if self.rows is None:
+            return 0
+        return len(self.order) if self.order is not None else len(self.rows)
+
+    def row_at(self, position: int) -> int:
+        return self.order[position] if self.order is not None else position
+
+    def position_of(self, row: int) -> int:
+        """Position of ``row``, or of the first shown row after it (the last one if none)."""
+        if self.order is None:
+            return max(0, min(row, self.count - 1))
+        return min(bisect_left(self.order, row), max(0, self.count - 1))
+
+    @property
+    def current_row(self) -> int | None:
+        return self.row_at(self.cursor) if 0 <= self.cursor < self.count else None
+
+    def go_to_row(self, row: int) -> None:
+        position = self.position_of(row)
+        if position == self.cursor:
+            self.watch_cursor(position, position)
+        self.cursor = position
+
+    # -- cursor -----------------------------------------------------------------------
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, self.count - 1)) if self.count else 0
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        # content rows: refresh_line subtracts the scroll offset itself
+        self.refresh_line(old)
+        self.refresh_line(new)
+        self.scroll_to_cursor()
+        if self.count:
+            self.post_message(self.Highlighted(self.row_at(new)))
+
+    def scroll_to_cursor(self) -> None:
+        height = max(1, self.scrollable_content_region.height)
+        top = round(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def action_move(self, delta: int) -> None:
+        self.cursor += delta
+
+    def action_page(self, direction: int) -> None:
+        height = max(1, self.scrollable_content_region.height)
+        self.cursor += direction * height
+        self.scroll_to(y=self.scroll_offset.y + direction * height, animate=False, immediate=True)
+        self.scroll_to_cursor()
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = max(0, self.count - 1)
+
+    def on_click(self, event: events.Click) -> None:
+        position = self.scroll_offset.y + event.y
+        if 0 <= position < self.count:
+            self.cursor = position
+        self.focus()
+
+    # -- drawing ----------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()  # cached strips hold the old theme's colours
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._cache.clear()
+        self.virtual_size = Size(self.size.width, self.count)
+
+    def render_line(self, y: int) -> Strip:
+        position = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        if self.rows is None or self.prompt is None or position >= self.count:
+            return Strip.blank(width, self.rich_style)
+        row = self.row_at(position)
+        key = (row, width, position == self.cursor, row in self.hits, self._version)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._render_row(row, width, position == self.cursor, row in self.hits)
+            self._cache[key] = strip
+        return strip
+
+    def _render_row(self, row: int, width: int, is_cursor: bool, is_hit: bool) -> Strip:
+        self.rendered_rows += 1
+        rows = self.rows
+        tier, right_text = rows.right(row, self.prompt)
+        role, tool, preview = rows.left(row)
+        style = self.get_component_rich_style
+        base = self.rich_style
+        if is_cursor:
+            base = base + style("dual--cursor")
+        elif is_hit:
+            base = base + style("dual--hit")
+        tier_style = base + style(f"dual--{tier}")
+        digits = len(str(max(0, len(rows) - 1)))
+        gutter = f"{GLYPHS.get(tier, ' ')} {row:>{digits}} "
+        col = max(4, (width - len(gutter) - 1) // 2)
+        right_width = max(0, width - len(gutter) - 1 - col)
+        segments = [Segment(gutter[:2], tier_style), Segment(gutter[2:], base + style("dual--gutter"))]
+        segments += self._cell(role, tool, preview, col, tier_style, base, style)
+        segments.append(Segment("│", base + style("dual--divider")))
+        if tier in (d.FULL, d.TRUNCATED):
+            mark = "✂ " if tier == d.TRUNCATED else ""
+            segments += self._cell(role, tool, mark + right_text, right_width, tier_style, base, style)
+        elif tier == d.DROPPED:
+            segments.append(Segment(fit(f"✗ {LABELS[tier]}", right_width), tier_style + style("dual--struck")))
+        else:
+            segments.append(Segment(fit(f"{GLYPHS.get(tier, '')} {right_text}", right_width), tier_style))
+        return Strip(segments).crop_extend(0, width, self.rich_style)
+
+    @staticmethod
+    def _cell(role: str, tool: str, text: str, width: int, tier_style, base, style) -> list[Segment]:
+        role_cell = fit(role, 7) + " "
+        tool_cell = f"{tool}: " if tool else ""
+        used = cell_len(role_cell) + cell_len(tool_cell)
+        if used >= width:
+            return [Segment(fit(role_cell + tool_cell, width), tier_style)]
+        return [Segment(role_cell, tier_style + style("dual--role")),
+                Segment(tool_cell, base + style("dual--tool")),
+                Segment(fit(text, width - used), tier_style)]

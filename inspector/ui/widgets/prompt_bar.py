@@ -1,0 +1,47 @@
+"""One input line at the bottom, for search (`/`) and go-to (`g`); hidden otherwise."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Input
+
+PLACEHOLDERS = {"search": "search original content, Enter to run, Esc to close",
+                "goto": "message number (the # column), Enter to go"}
+
+
+class PromptBar(Input):
+    DEFAULT_CSS = """
+    PromptBar { dock: bottom; display: none; border: tall $accent; height: 3; }
+    PromptBar.-open { display: block; }
+    """
+    BINDINGS = [Binding("escape", "close", "Close", show=False)]
+
+    @dataclass
+    class Done(Message):
+        mode: str
+        value: str
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.mode = "search"
+
+    def open(self, mode: str, value: str = "") -> None:
+        self.mode = mode
+        self.placeholder = PLACEHOLDERS[mode]
+        self.border_title = "search" if mode == "search" else "go to"
+        self.value = value
+        self.add_class("-open")
+        self.focus()
+
+    def action_close(self) -> None:
+        self.remove_class("-open")
+        self.app.action_focus_list()
+
+    async def action_submit(self) -> None:
+        value = self.value
+        self.remove_class("-open")
+        self.post_message(self.Done(self.mode, value))
+        self.app.action_focus_list()

@@ -1,0 +1,64 @@
+"""The header: file, format, strategies and the totals that move with every change.
+
+Data (file names, finding texts) is assembled as plain Content, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from inspector.core import decision as d
+from inspector.core.sanitize import one_line
+
+from .dual_view import GLYPHS, LABELS
+
+TIER_ORDER = (d.FULL, d.TRUNCATED, d.DROPPED, d.CONSUMED, d.ERROR, d.UNDECIDED)
+
+
+def summary_lines(file: str, fmt: str, strategies: str, totals: dict) -> tuple[str, str]:
+    tiers = totals["tiers"]
+    counts = "  ".join(f"{GLYPHS[t]} {tiers.get(t, 0):,} {LABELS[t]}" for t in TIER_ORDER
+                       if tiers.get(t) or t in (d.FULL, d.TRUNCATED, d.DROPPED))
+    first = f"{one_line(file, 200)}  ·  format {one_line(fmt, 40)}  ·  strategies {one_line(strategies, 80)}"
+    second = (f"messages {totals['rows']:,} -> {totals['visible']:,} sent  │  {counts}  │  "
+              f"tool chars {totals['tool_chars_before']:,} -> {totals['tool_chars_after']:,}  │  "
+              f"~tokens {totals['tokens_before']:,} -> {totals['tokens_after']:,} (estimate: chars/4)")
+    return first, second
+
+
+class SummaryBar(Static):
+    DEFAULT_CSS = """
+    SummaryBar { height: auto; background: $panel; color: $text; padding: 0 1; }
+    """
+
+    def show(self, file: str, fmt: str, strategies: str, totals: dict) -> None:
+        first, second = summary_lines(file, fmt, strategies, totals)
+        self.update(Content.assemble((first, "bold"), "\n", Content(second)))
+
+    def show_text(self, text: str) -> None:
+        self.update(Content(one_line(text, 400)))
+
+
+class Banner(Static):
+    """scout-ai errors and loader findings; hidden when there are none."""
+
+    DEFAULT_CSS = """
+    Banner { height: auto; max-height: 3; padding: 0 1; display: none; }
+    Banner.-error { display: block; background: $error 30%; color: $text; }
+    Banner.-warning { display: block; background: $warning 25%; color: $text; }
+    """
+
+    def show_lines(self, lines: list[str], error: bool) -> None:
+        self.set_class(bool(lines) and error, "-error")
+        self.set_class(bool(lines) and not error, "-warning")
+        self.update(Content("\n".join(one_line(line, 600) for line in lines[:3])))
+
+
+class StatusLine(Static):
+    DEFAULT_CSS = """
+    StatusLine { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
+    """
+
+    def show(self, text: str) -> None:
+        self.update(Content(one_line(text, 400)))

@@ -1,0 +1,181 @@
+"""The headless commands, run as a user runs them (subprocess): outputs, errors, exit codes."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import call, output, rounds
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_chats" / "debug_session.json"
+
+
+def run(*args, cwd=None, env=None, home=None):
+    base = {k: v for k, v in os.environ.items() if not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))}
+    base["PYTHONPATH"] = str(ROOT)
+    if home is not None:
+        base["HOME"] = str(home)
+    base.update(env or {})
+    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd or ROOT, env=base)
+
+
+def write(tmp_path, items, name="chat.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(items), encoding="utf-8")
+    return path
+
+
+def test_prepare_json_is_compact_and_keeps_extra_keys(tmp_path):
+    items = [{"role": "user", "content": "hé", "_i": 0}, *rounds(3, 50)]
+    r = run("prepare", write(tmp_path, items), "--format", "json", home=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == json.dumps(items, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def test_prepare_jsonl_and_set(tmp_path):
+    items = rounds(3, 500)
+    r = run("prepare", write(tmp_path, items), "--format", "jsonl", "--set", "max_tool_chars=0",
+            "--set", "full_tool_outputs=2", home=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(lines) == 6
+    assert json.loads(lines[1]["content"])["content"].startswith("Truncated (500): ")
+    assert lines[5] == items[5]
+
+
+def test_prepare_env_thresholds_and_warning(tmp_path):
+    items = rounds(3, 500)
+    r = run("prepare", write(tmp_path, items), env={"MAX_TOOL_CHARS": "0k", "FULL_TOOL_OUTPUTS": "1"}, home=tmp_path)
+    assert r.returncode == 0
+    assert "MAX_TOOL_CHARS='0k' from the environment is read by scout-ai as 0" in r.stderr
+    assert "Truncated (500)" in r.stdout
+
+
+def test_explain_json_rows(tmp_path):
+    items = [{"role": "user", "content": "go"}, *rounds(2, 500)]
+    r = run("explain", write(tmp_path, items), "--format", "json", "--set", "max_tool_chars=0",
+            "--set", "full_tool_outputs=0", "--set", "max_tool_calls=1", home=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [(row["index"], row["role"], row["tier"], row["reason"]) for row in rows] == [
+        (0, "user", "full", "not_tool"), (1, "function_call", "dropped", "beyond_max"),
+        (2, "function_call_output", "dropped", "beyond_max"), (3, "function_call", "full", "nothing_to_shorten"),
+        (4, "function_call_output", "truncated", "middle_band")]
+    assert rows[4]["name"] == "t" and rows[4]["id"] == "c1"
+    assert rows[4]["original_chars"] == len(items[4]["content"])
+    assert {"index", "role", "name", "id", "tier", "reason", "original_chars", "visible_chars"} <= set(rows[0])
+
+
+def test_explain_table_summary_and_markdown():
+    r = run("explain", SAMPLE)
+    assert r.returncode == 0, r.stderr
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("116 messages (79 full, 11 truncated, 26 dropped); 90 sent; characters 217,838 -> ")
+    r = run("explain", SAMPLE, "--format", "markdown")
+    assert r.stdout.startswith("| # | role | tool | id | tier | reason | chars | visible |")
+
+
+def test_thresholds_json_and_table(tmp_path):
+    r = run("thresholds", "--format", "json", env={"MAX_TOOL_CALLS": "12"}, cwd=tmp_path, home=tmp_path)
+    data = json.loads(r.stdout)
+    assert data["max_tool_chars"] == {"value": 100000, "source": "default"}
+    assert data["max_tool_calls"]["value"] == 12 and data["max_tool_calls"]["source"] == "environment"
+    assert data["max_tool_outputs"]["source"] == "follows max_tool_calls"
+    r = run("thresholds", "--set", "max_tool_chars=5000", cwd=tmp_path, home=tmp_path)
+    assert "max_tool_chars" in r.stdout and "5,000  override" in r.stdout
+
+
+def test_thresholds_from_scout_config_in_cwd(tmp_path):
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "config").write_text("max_tool_chars 777 prompt\n")
+    r = run("thresholds", "--format", "json", cwd=tmp_path, home=tmp_path)
+    data = json.loads(r.stdout)
+    assert data["max_tool_chars"]["value"] == 777 and data["max_tool_chars"]["source"] == "config"
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (("prepare", "missing.json"), "missing.json: no such file"),
+    (("prepare", "SAMPLE", "--set", "bogus=1"), "unknown threshold 'bogus'"),
+    (("prepare", "SAMPLE", "--set", "max_tool_chars"), "--set expects KEY=VALUE"),
+    (("prepare", "SAMPLE", "--strategies", "magic"), "unknown prompt strategy 'magic'; known: shorten_tools, none"),
+    (("prepare", "SAMPLE", "--format", "yaml"), "unknown --format 'yaml'"),
+    (("explain", "SAMPLE", "--format", "yaml"), "invalid choice"),
+    (("prepare",), "the following arguments are required: CHAT"),
+])
+def test_usage_errors_exit_2_one_line(args, fragment):
+    args = [str(SAMPLE) if a == "SAMPLE" else a for a in args]
+    r = run(*args)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("prompt-inspector: error: ") and fragment in lines[0]
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("content,fragment", [
+    (b"", "empty file"),
+    (b"\x00\x01binary", "binary file"),
+    (b'[{"role": "user", "content": "x"},\n {"role": ', ":2: invalid JSON"),
+    (b'{"role": "user"}', "expected a JSON array of messages, found an object"),
+    (b'[{"role": "user", "content": "x"},\n 42]', "message 1 is int, not an object"),
+    (b"[\xff\xfe]", "invalid UTF-8"),
+])
+def test_bad_input_exit_2_naming_file_and_line(tmp_path, content, fragment):
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    r = run("explain", path)
+    assert r.returncode == 2, r.stdout
+    line = r.stderr.strip()
+    assert "\n" not in line and line.startswith(f"prompt-inspector: error: {path}") and fragment in line
+
+
+def test_scout_error_exit_3_prepare_prints_nothing_explain_prints_rows(tmp_path):
+    items = [{"role": "user", "content": "x"}, {"role": "function_call_output", "content": "{broken"},
+             output("t", "a", "ok")]
+    path = write(tmp_path, items)
+    r = run("prepare", path)
+    assert r.returncode == 3 and r.stdout == ""
+    assert r.stderr.strip().startswith(f"prompt-inspector: error: {path}: message 1 (role function_call_output): "
+                                       "scout-ai would raise JSON::ParserError: content is not valid JSON (")
+    assert r.stderr.strip().endswith("at line 1 column 2)") and len(r.stderr.strip().splitlines()) == 1
+    r = run("explain", path, "--format", "json")
+    assert r.returncode == 3
+    rows = json.loads(r.stdout)
+    assert [row["tier"] for row in rows] == ["undecided", "error", "full"]
+
+
+def test_output_file_atomic_and_refuses_the_input(tmp_path):
+    path = write(tmp_path, rounds(2, 10))
+    out = tmp_path / "out.json"
+    r = run("prepare", path, "-o", out)
+    assert r.returncode == 0 and r.stdout == ""
+    assert out.read_text() == run("prepare", path).stdout
+    before = path.read_bytes()
+    r = run("prepare", path, "-o", path)
+    assert r.returncode == 2 and "refusing to overwrite the input chat" in r.stderr
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_no_argument_and_help():
+    r = run("--help")
+    assert r.returncode == 0 and "prepare" in r.stdout and "explain" in r.stdout
+
+
+def test_headless_commands_import_neither_textual_nor_rich():
+    code = ("import sys; from inspector.cli import main; import io, contextlib;"
+            "buf = io.StringIO();\n"
+            "with contextlib.redirect_stdout(buf):\n"
+            f"    main(['thresholds', '--no-scout-config'])\n"
+            "import inspector.core.session, inspector.core.report, inspector.core.printers, inspector.core.formats\n"
+            f"sys.stdout = sys.__stdout__; main(['explain', {str(SAMPLE)!r}, '--format', 'json', '-o', '/dev/null'])\n"
+            "print([m for m in ('textual', 'rich') if m in sys.modules or any(k.startswith(m + '.') for k in sys.modules)])")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]"
