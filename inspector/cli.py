@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 PROG = "prompt-inspector"
-COMMANDS = ("prepare", "explain", "thresholds")
+COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff")
 EXIT_OK, EXIT_USAGE, EXIT_SCOUT = 0, 2, 3
 
 
@@ -43,15 +43,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     prepare = sub.add_parser("prepare", help="print the messages the model sees")
     _common(prepare)
-    prepare.add_argument("--format", default="json", help="json (default) or jsonl, or another export format")
+    prepare.add_argument("--format", default="json", help="json (default), jsonl, chat (scout chat text) or responses (OpenAI Responses input items)")
     prepare.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     explain = sub.add_parser("explain", help="one row per message: tier, rule, sizes")
     _common(explain)
     explain.add_argument("--format", default="table", choices=("table", "json", "markdown"))
     explain.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    explain.add_argument("--audit", action="store_true", help="add the forgetting audit: findings of likely damage")
     thresholds = sub.add_parser("thresholds", help="the threshold values in force and where each comes from")
     _common(thresholds, chat="optional")
     thresholds.add_argument("--format", default="table", choices=("table", "json"))
+    from inspector.commands import add_parsers
+
+    add_parsers(sub, _common)  # why, sweep, diff
     return parser
 
 
@@ -123,12 +127,16 @@ def _run_headless(args) -> int:
         from inspector.core.session import open_inspection
 
         inspection = open_inspection(args.chat, input_format=args.input_format, overrides=overrides,
-                                     strategies=args.strategies, config_files=_config_files(args))
+                                     strategies=args.strategies, config_files=_config_files(args), parallel=True)
         for warning in inspection.thresholds.warnings:
             print(f"{PROG}: warning: {warning}", file=sys.stderr)
         for finding in inspection.chat.findings:
             where = f"{args.chat}:{finding.line}" if finding.line else args.chat
             print(f"{PROG}: note: {where}: {finding.message}", file=sys.stderr)
+        from inspector import commands
+
+        if commands.wants(args):
+            return commands.run(args, inspection)
         if args.command == "prepare":
             return _cmd_prepare(args, inspection)
         return _cmd_explain(args, inspection)
@@ -141,8 +149,8 @@ def _run_headless(args) -> int:
         return _fail(str(exc))
 
 
-def _emit(args, text: str, protect: list) -> None:
-    data = text.encode("utf-8", "surrogatepass")
+def _emit(args, text: str | bytes, protect: list) -> None:
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     if getattr(args, "output", None):
         from inspector.core.atomic import write_atomic
 
@@ -159,15 +167,14 @@ def _scout_error(args, prompt) -> int:
 
 def _cmd_prepare(args, inspection) -> int:
     from inspector.core.errors import UsageError
-    from inspector.core.printers import PRINTERS
+    from inspector.core.printers import PRINTERS, render
 
-    printer = PRINTERS.get(args.format)
-    if printer is None:
+    if args.format not in PRINTERS:
         raise UsageError(f"unknown --format {args.format!r}; known: {', '.join(PRINTERS)}")
     prompt = inspection.prompt()
     if prompt.error is not None:
         return _scout_error(args, prompt)
-    _emit(args, printer(prompt.messages()), [args.chat])
+    _emit(args, render(args.format, prompt.messages()), [args.chat])
     return EXIT_OK
 
 

@@ -179,3 +179,10 @@ def test_headless_commands_import_neither_textual_nor_rich():
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_output_to_a_device_writes_through_it(tmp_path):
+    path = write(tmp_path, rounds(1, 10))
+    r = run("prepare", path, "-o", os.devnull)
+    assert r.returncode == 0
+    assert not Path(os.devnull).is_file()  # still the device, not replaced by a regular file

@@ -22,6 +22,17 @@ def write_atomic(target: str | Path, data: bytes, protect: list[str | Path] = ()
     for path in protect:
         if path is not None and target.exists() and same_file(target, path):
             raise InputError("refusing to overwrite the input chat", str(target))
+    if target.exists() and not target.is_file():
+        # a device, FIFO or socket (e.g. /dev/null, /dev/stdout): renaming over it would replace
+        # the node itself, so write through it instead
+        if target.is_dir():
+            raise InputError("is a directory", str(target))
+        try:
+            with open(target, "wb") as handle:
+                handle.write(data)
+        except OSError as exc:
+            raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
+        return target
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise InputError("directory does not exist", str(directory))

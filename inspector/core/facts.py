@@ -9,12 +9,18 @@ from __future__ import annotations
 from bisect import bisect_left
 from itertools import accumulate
 
+import os
+import pickle
+
+import orjson
+
 from . import rubyjson
 from .errors import ScoutError
 from .model import Message
 from .shorten import shorten_string
 
 CALL, OUTPUT, FAIL = 0, 1, 2
+_TOOL_ROLES = {"function_call": CALL, "function_call_output": OUTPUT}
 NOTHING_TO_SHORTEN = -1
 
 
@@ -26,49 +32,17 @@ def chars_of(content) -> int:
 class ToolFacts:
     """Tool messages of one list, newest first, with their lengths and parsed JSON."""
 
-    def __init__(self, messages: list[Message]):
+    def __init__(self, messages: list[Message], parallel: bool = False):
         self.messages = messages
         self.count = len(messages)
-        order: list[int] = []  # message indices, newest first
-        kinds: list[int] = []
-        raw: list[int] = []
-        parsed: list = []
-        self.failures: dict[int, ScoutError] = {}  # position -> error scout-ai raises on reaching it
-        for index in range(self.count - 1, -1, -1):
-            message = messages[index]
-            fields = message.fields
-            role = fields.get("role")
-            if type(role) is not str:
-                self._fail(order, kinds, raw, parsed, index, message, None,
-                           "NoMethodError", f"undefined method `to_sym' for {_ruby_class(role)} (the message has no usable role)")
-                continue
-            if role == "function_call":
-                kind = CALL
-            elif role == "function_call_output":
-                kind = OUTPUT
-            else:
-                continue
-            content = fields.get("content")
-            if content is None or content is False:
-                continue  # `next msg unless json`: passed through, not counted
-            if type(content) is not str:
-                self._fail(order, kinds, raw, parsed, index, message, None, "TypeError",
-                           f"no implicit conversion of {_ruby_class(content)} into String (content is not JSON text)")
-                continue
-            try:
-                data = rubyjson.parse(content)
-            except rubyjson.RubyJSONError as exc:
-                self._fail(order, kinds, raw, parsed, index, message, None, exc.exception,
-                           f"content is not valid JSON ({exc})")
-                continue
-            if type(data) is not dict:
-                self._fail(order, kinds, raw, parsed, index, message, data, "NoMethodError",
-                           f"undefined method `values_at' for {_ruby_class(data)} (content JSON is not an object)")
-                continue
-            order.append(index)
-            kinds.append(kind)
-            raw.append(len(content))
-            parsed.append(data)
+        newest_first = range(self.count - 1, -1, -1)
+        scanned = None
+        if parallel and self.count >= _PARALLEL_MIN and hasattr(os, "fork"):
+            scanned = _scan_in_two_processes(messages)
+        if scanned is None:
+            scanned = _scan(messages, newest_first, keep_parsed=True)
+        order, kinds, raw, parsed, self.failures = scanned
+        parsed = _Parsed(parsed, messages, order)
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -88,17 +62,6 @@ class ToolFacts:
         self.position = {index: p for p, index in enumerate(order)}
         self._nontool_chars: int | None = None
 
-    def _fail(self, order, kinds, raw, parsed, index, message, data, exception, why):
-        position = len(order)
-        order.append(index)
-        kinds.append(FAIL)
-        content = message.fields.get("content")
-        raw.append(len(content) if type(content) is str else 0)
-        parsed.append(data)
-        name = data.get("name") if type(data) is dict else None
-        ident = data.get("id") if type(data) is dict else None
-        self.failures[position] = ScoutError(index, message.fields.get("role"), name, ident, exception, why)
-
     # -- the middle band --------------------------------------------------------------
     def shortened(self, position: int) -> int:
         """Visible length of the message at ``position`` once shortened, or NOTHING_TO_SHORTEN.
@@ -110,6 +73,9 @@ class ToolFacts:
             return known
         index = self.order[position]
         data = self.parsed[position]
+        content = self.messages[index].fields.get("content")
+        if rubyjson.has_long_digits(content):
+            data = rubyjson.parse(content)  # exact wide integers before writing them back
         try:
             text = self._shorten(data, self.kinds[position])
         except _BandError as exc:
@@ -183,6 +149,132 @@ class ToolFacts:
     def keep_prefix_end(self, budget: int, stop: int) -> int:
         """First position whose tool chars before it (all newer kept) reach ``budget``."""
         return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
+
+
+_PARALLEL_MIN = 4000
+_LAZY = object()
+
+
+class _Parsed(list):
+    """Parsed tool JSON by position; entries scanned in another process are parsed on first use."""
+
+    def __init__(self, items, messages, order):
+        super().__init__(items)
+        self._messages = messages
+        self._order = order
+
+    def __getitem__(self, position):
+        value = list.__getitem__(self, position)
+        if value is _LAZY:
+            try:
+                value = rubyjson.parse(self._messages[self._order[position]].fields.get("content"), False)
+            except (rubyjson.RubyJSONError, TypeError):
+                value = None
+            self[position] = value
+        return value
+
+    def __iter__(self):
+        return (self[p] for p in range(len(self)))
+
+
+def _scan(messages, indices, keep_parsed: bool):
+    """Classify and parse the tool messages at ``indices`` (newest first), as shorten_tools would meet them."""
+    order: list[int] = []
+    kinds: list[int] = []
+    raw: list[int] = []
+    parsed: list = []
+    failures: dict[int, ScoutError] = {}
+    order_append, kinds_append, raw_append, parsed_append = order.append, kinds.append, raw.append, parsed.append
+    fast_loads = orjson.loads
+    careful = rubyjson.parse
+    tool_roles = _TOOL_ROLES
+
+    def fail(index, data, exception, why):
+        message = messages[index]
+        failures[len(order)] = ScoutError(index, message.fields.get("role"), data.get("name") if type(data) is dict else None,
+                                          data.get("id") if type(data) is dict else None, exception, why)
+        content = message.fields.get("content")
+        order_append(index)
+        kinds_append(FAIL)
+        raw_append(len(content) if type(content) is str else 0)
+        parsed_append(data)
+
+    for index in indices:
+        fields = messages[index].fields
+        role = fields.get("role")
+        kind = tool_roles.get(role) if type(role) is str else FAIL
+        if kind is None:
+            continue
+        if kind == FAIL:
+            fail(index, None, "NoMethodError", f"undefined method `to_sym' for {_ruby_class(role)} (the message has no usable role)")
+            continue
+        content = fields.get("content")
+        if content is None or content is False:
+            continue  # `next msg unless json`: passed through, not counted
+        if type(content) is not str:
+            fail(index, None, "TypeError",
+                 f"no implicit conversion of {_ruby_class(content)} into String (content is not JSON text)")
+            continue
+        try:
+            # the common case inline (ASCII text, orjson); anything unusual takes the careful path
+            data = fast_loads(content) if content.isascii() else careful(content, False)
+        except (orjson.JSONDecodeError, rubyjson.RubyJSONError):
+            try:
+                data = careful(content, False)
+            except rubyjson.RubyJSONError as exc:
+                fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
+                continue
+        if type(data) is not dict:
+            fail(index, data, "NoMethodError",
+                 f"undefined method `values_at' for {_ruby_class(data)} (content JSON is not an object)")
+            continue
+        order_append(index)
+        kinds_append(kind)
+        raw_append(len(content))
+        parsed_append(data if keep_parsed else _LAZY)
+    return order, kinds, raw, parsed, failures
+
+
+def _scan_in_two_processes(messages):
+    """Scan the older half in a forked child (single-threaded callers only: the CLI).
+
+    Parsing every tool message's JSON is most of a large chat's load time; the child
+    sends back only the integers and any failures, and its parsed objects are rebuilt
+    lazily when a position is looked at. Returns None when the child cannot help.
+    """
+    count = len(messages)
+    middle = count // 2
+    try:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:  # the child
+        status = 0
+        try:
+            os.close(read_end)
+            order, kinds, raw, _, failures = _scan(messages, range(middle - 1, -1, -1), keep_parsed=False)
+            payload = pickle.dumps((order, kinds, raw, failures), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(payload)
+        except BaseException:
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    newer = _scan(messages, range(count - 1, middle - 1, -1), keep_parsed=True)
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not payload:
+        older = _scan(messages, range(middle - 1, -1, -1), keep_parsed=True)
+    else:
+        order, kinds, raw, failures = pickle.loads(payload)
+        older = (order, kinds, raw, [_LAZY] * len(order), failures)
+    shift = len(newer[0])
+    failures = dict(newer[4])
+    failures.update({p + shift: e for p, e in older[4].items()})
+    return newer[0] + older[0], newer[1] + older[1], newer[2] + older[2], newer[3] + older[3], failures
 
 
 class _BandError(Exception):

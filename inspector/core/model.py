@@ -79,6 +79,8 @@ class Chat:
     config: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     strategies: str | None = None  # `prompt_strategies` chosen by the chat, None for the default
     strategies_line: int | None = None
+    # scout-ai options the chat sets (option/sticky_option/endpoint/model/backend/...): key -> (value, line)
+    options: dict[str, tuple[object, int | None]] = field(default_factory=dict)
     locator: Callable[[int], int | None] | None = None  # finds a message's line lazily (large JSON files)
 
     def line_of(self, index: int) -> int | None:

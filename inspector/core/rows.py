@@ -190,3 +190,19 @@ def summary_totals(rows: RowModel, prompt: Prompt) -> dict:
 def estimate_tokens(chars: int) -> int:
     """A rough estimate (about 4 characters per token); never shown without saying so."""
     return (chars + 3) // 4
+
+
+CUT = "cut"  # a filter meaning "truncated or dropped"
+
+
+def row_matches_tier(rows: RowModel, prompt: Prompt, row: int, tier: str) -> bool:
+    actual = rows.tier(row, prompt)
+    return actual in (d.TRUNCATED, d.DROPPED) if tier == CUT else actual == tier
+
+
+def filter_rows(rows: RowModel, prompt: Prompt, tier: str | None, role: str | None) -> list[int] | None:
+    """Rows shown under a tier and role filter, in order; None when nothing is filtered."""
+    if tier is None and role is None:
+        return None
+    return [row for row in range(len(rows))
+            if (role is None or rows.role(row) == role) and (tier is None or row_matches_tier(rows, prompt, row, tier))]

@@ -9,10 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError
-from ..model import Chat
-from . import json_array
+from ..model import Chat, Finding
+from ..roles import unknown_role_findings
+from ..textio import bad_line, fixutf8, repair_note
+from . import anthropic, json_array, jsonl, openai_chat, openai_responses, scout_chat
+from .jsondoc import shape
 
-FORMATS = {json_array.NAME: json_array}
+# Sniff order: the specific JSON shapes before the plain array, scout text last (it is the fallback).
+FORMATS = {m.NAME: m for m in (anthropic, openai_responses, openai_chat, json_array, jsonl, scout_chat)}
 MAX_BYTES = 2 * 1024 ** 3
 
 
@@ -24,8 +28,8 @@ def format_names() -> list[str]:
     return list(FORMATS)
 
 
-def read_text(path: str | Path) -> tuple[str, bytes]:
-    """The file's text, refusing what is not a text chat file."""
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, refusing what cannot be a text chat file."""
     shown = str(path)
     try:
         data = Path(path).read_bytes()
@@ -42,39 +46,69 @@ def read_text(path: str | Path) -> tuple[str, bytes]:
     if b"\x00" in data[:65536]:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise InputError("binary file (NUL byte), not a chat", shown, line)
+    return data
+
+
+def decode(data: bytes) -> tuple[str, bytes]:
+    """Text of the file, and the bytes before the first invalid UTF-8 sequence (empty when valid)."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8"), b""
     except UnicodeDecodeError as exc:
-        text = None
-        bad = exc.start
-    if text is None:
         # scout-ai's Misc.fixutf8 deletes every byte >= 0x80 of an invalid UTF-8 file
-        text = bytes(b for b in data if b < 0x80).decode("ascii")
-        return text, data[: bad]
-    return text, b""
+        return fixutf8(data)[0], data[: exc.start]
+
+
+def read_text(path: str | Path) -> tuple[str, bytes]:
+    """The file's text (see ``decode``), refusing what is not a text chat file."""
+    return decode(read_bytes(path))
 
 
 def detect(text: str, path: str | None) -> str:
+    return _detect(text, path)[0]
+
+
+def _detect(text: str, path: str | None) -> tuple[str, bool]:
+    """The format name, and whether its sniffer recognised the content (else a guess from extension or shape)."""
     suffix = Path(path).suffix.lower() if path else ""
     for name, module in FORMATS.items():
         if module.sniff(text):
-            return name
+            return name, True
     for name, module in FORMATS.items():
         if suffix in module.EXTENSIONS:
-            return name
-    raise InputError(f"not a chat in any known format (tried {', '.join(FORMATS)})", path)
+            return name, False
+    if shape(text):
+        return json_array.NAME, False  # its loader names the line where the JSON breaks, or the shape found
+    raise InputError(f"not a chat in any known format (tried {', '.join(FORMATS)}; "
+                     "a scout chat needs a `role:` line)", path)
 
 
 def load_chat(path: str | Path, input_format: str | None = None) -> Chat:
     shown = str(path)
-    text, bad_prefix = read_text(path)
+    data = read_bytes(path)
     if input_format is not None and input_format not in FORMATS:
         raise InputError(f"unknown input format {input_format!r}; known: {', '.join(FORMATS)}", shown)
-    name = input_format or detect(text, shown)
+    # detection reads only the head, so a large JSON file is never decoded to text at all
+    if input_format is not None:
+        name, sniffed = input_format, True
+    else:
+        name, sniffed = _detect(data[:65536].decode("utf-8", "ignore"), shown)
     module = FORMATS[name]
-    if bad_prefix and not getattr(module, "ACCEPTS_INVALID_UTF8", False):
-        line = bad_prefix.count(b"\n") + 1
-        raise InputError("invalid UTF-8", shown, line)
-    chat = module.load(text, shown)
+    try:
+        if hasattr(module, "load_bytes"):
+            chat = module.load_bytes(data, shown)
+        else:
+            text, bad_prefix = decode(data)
+            if bad_prefix and not getattr(module, "ACCEPTS_INVALID_UTF8", False):
+                line = bad_prefix.count(b"\n") + 1
+                raise InputError("invalid UTF-8", shown, line)
+            chat = module.load(text, shown)
+            if bad_prefix:
+                at = len(bad_prefix)
+                chat.findings.insert(0, Finding("encoding", repair_note(data, at), bad_line(data, at)))
+    except InputError as exc:
+        if not sniffed and name != scout_chat.NAME:
+            exc.what += f" (no format recognised the file; tried {', '.join(FORMATS)})"
+        raise
     chat.format = chat.format or name
+    chat.findings.extend(unknown_role_findings(chat.messages, name == scout_chat.NAME))
     return chat

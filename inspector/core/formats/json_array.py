@@ -43,6 +43,19 @@ def element_lines(text: str) -> list[int]:
     return lines
 
 
+def load_bytes(data: bytes, path: str | None) -> Chat:
+    """Parse straight from bytes (orjson checks the UTF-8): the fast path for large files."""
+    try:
+        parsed = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError("invalid UTF-8", path, data[: exc.start].count(b"\n") + 1) from None
+        return load(text, path)
+    return _build(parsed, path, lambda: data.decode("utf-8"))
+
+
 def load(text: str, path: str | None) -> Chat:
     try:
         data = orjson.loads(text)
@@ -51,6 +64,10 @@ def load(text: str, path: str | None) -> Chat:
             data = rubyjson.parse(text)
         except rubyjson.RubyJSONError:
             raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+    return _build(data, path, lambda: text)
+
+
+def _build(data, path: str | None, text) -> Chat:
     if not isinstance(data, list):
         kind = {dict: "an object", str: "a string"}.get(type(data), type(data).__name__)
         raise InputError(f"expected a JSON array of messages, found {kind}", path, 1)
@@ -58,22 +75,20 @@ def load(text: str, path: str | None) -> Chat:
     for index, item in enumerate(data):
         if not isinstance(item, dict):
             kind = {list: "an array", str: "a string", type(None): "null"}.get(type(item), type(item).__name__)
-            line = _line_of(text, index)
+            line = _Locator(text)(index)
             raise InputError(f"message {index} is {kind}, not an object with role and content", path, line)
         messages.append(Message(item))
     return Chat(messages, path=path, format=NAME, locator=_Locator(text))
 
 
 class _Locator:
-    def __init__(self, text: str):
+    """Finds message lines on first use; ``text`` is a callable so bytes are decoded only then."""
+
+    def __init__(self, text):
         self.text = text
         self.lines: list[int] | None = None
 
     def __call__(self, index: int) -> int | None:
         if self.lines is None:
-            self.lines = element_lines(self.text)
+            self.lines = element_lines(self.text())
         return self.lines[index] if index < len(self.lines) else None
-
-
-def _line_of(text: str, index: int) -> int | None:
-    return _Locator(text)(index)

@@ -278,10 +278,7 @@ def parse(text: str) -> Parsed:
 
 
 def sniff(text: str) -> bool:
-    """Scout text is the fallback: any line that is a role header at column 0."""
-    head = text.lstrip()[:1]
-    if head in ("[", "{"):
-        return False
+    """Scout text is the fallback (sniffed last): any line that is a role header at column 0."""
     return HEADER_LINE.search(text) is not None
 
 

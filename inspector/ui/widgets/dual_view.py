@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual import events
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -40,6 +41,12 @@ def fit(text: str, width: int) -> str:
     return set_cell_size(text, width)
 
 
+def _fg(style: RichStyle) -> RichStyle:
+    """A component style without its background, so the row's (cursor, hit) background shows."""
+    return style + RichStyle(bgcolor=None) if style.bgcolor is None else RichStyle.from_color(style.color) + \
+        RichStyle(bold=style.bold, italic=style.italic, strike=style.strike, dim=style.dim)
+
+
 class DualColumnView(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "dual--full", "dual--truncated", "dual--dropped", "dual--consumed", "dual--error", "dual--undecided",
@@ -48,6 +55,7 @@ class DualColumnView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     DualColumnView {
         background: $surface;
+        overflow-x: hidden;
         & > .dual--full { color: $text; }
         & > .dual--truncated { color: $warning; }
         & > .dual--dropped { color: $text-muted; }
@@ -87,14 +95,14 @@ class DualColumnView(ScrollView, can_focus=True):
                  row: int | None = None) -> None:
         self.rows, self.prompt, self.order = rows, prompt, order
         self._invalidate()
-        self.virtual_size = Size(self.size.width, self.count)
+        self.virtual_size = Size(0, self.count)
         self.go_to_row(row if row is not None else self.current_row or 0)
 
     def set_prompt(self, prompt: Prompt, order: list[int] | None = None) -> None:
         row = self.current_row
         self.prompt, self.order = prompt, order
         self._invalidate()
-        self.virtual_size = Size(self.size.width, self.count)
+        self.virtual_size = Size(0, self.count)
         self.go_to_row(row or 0)
 
     def set_hits(self, hits: set[int]) -> None:
@@ -179,7 +187,7 @@ class DualColumnView(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self._cache.clear()
-        self.virtual_size = Size(self.size.width, self.count)
+        self.virtual_size = Size(0, self.count)
 
     def render_line(self, y: int) -> Strip:
         position = self.scroll_offset.y + y
@@ -201,34 +209,33 @@ class DualColumnView(ScrollView, can_focus=True):
         role, tool, preview = rows.left(row)
         style = self.get_component_rich_style
         base = self.rich_style
-        if is_cursor:
-            base = base + style("dual--cursor")
-        elif is_hit:
-            base = base + style("dual--hit")
-        tier_style = base + style(f"dual--{tier}")
+        if is_cursor or is_hit:
+            # only the background: the tier colours must survive under the cursor
+            base = base + RichStyle(bgcolor=style("dual--cursor" if is_cursor else "dual--hit").bgcolor)
+        tier_style = base + _fg(style(f"dual--{tier}"))
         digits = len(str(max(0, len(rows) - 1)))
         gutter = f"{GLYPHS.get(tier, ' ')} {row:>{digits}} "
         col = max(4, (width - len(gutter) - 1) // 2)
         right_width = max(0, width - len(gutter) - 1 - col)
-        segments = [Segment(gutter[:2], tier_style), Segment(gutter[2:], base + style("dual--gutter"))]
+        segments = [Segment(gutter[:2], tier_style), Segment(gutter[2:], base + _fg(style("dual--gutter")))]
         segments += self._cell(role, tool, preview, col, tier_style, base, style)
-        segments.append(Segment("│", base + style("dual--divider")))
+        segments.append(Segment("│", base + _fg(style("dual--divider"))))
         if tier in (d.FULL, d.TRUNCATED):
             mark = "✂ " if tier == d.TRUNCATED else ""
             segments += self._cell(role, tool, mark + right_text, right_width, tier_style, base, style)
         elif tier == d.DROPPED:
-            segments.append(Segment(fit(f"✗ {LABELS[tier]}", right_width), tier_style + style("dual--struck")))
+            segments.append(Segment(fit(f"✗ {LABELS[tier]}", right_width), tier_style + _fg(style("dual--struck"))))
         else:
             segments.append(Segment(fit(f"{GLYPHS.get(tier, '')} {right_text}", right_width), tier_style))
         return Strip(segments).crop_extend(0, width, self.rich_style)
 
     @staticmethod
     def _cell(role: str, tool: str, text: str, width: int, tier_style, base, style) -> list[Segment]:
-        role_cell = fit(role, 7) + " "
+        role_cell = fit(role, 9) + " "
         tool_cell = f"{tool}: " if tool else ""
         used = cell_len(role_cell) + cell_len(tool_cell)
         if used >= width:
             return [Segment(fit(role_cell + tool_cell, width), tier_style)]
-        return [Segment(role_cell, tier_style + style("dual--role")),
-                Segment(tool_cell, base + style("dual--tool")),
+        return [Segment(role_cell, tier_style + _fg(style("dual--role"))),
+                Segment(tool_cell, base + _fg(style("dual--tool"))),
                 Segment(fit(text, width - used), tier_style)]

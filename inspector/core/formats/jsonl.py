@@ -1,0 +1,51 @@
+"""JSON lines: one message object per line (blank lines skipped), kept as stored like the JSON array."""
+
+from __future__ import annotations
+
+import orjson
+
+from .. import rubyjson
+from ..errors import InputError
+from ..model import Chat, Message
+from .jsondoc import kind_of
+
+NAME = "jsonl"
+EXTENSIONS = (".jsonl", ".ndjson")
+
+
+def _first_line(text: str) -> str:
+    for line in text.split("\n", 64):
+        if line.strip():
+            return line
+    return ""
+
+
+def sniff(text: str) -> bool:
+    first = _first_line(text).strip()
+    if not first.startswith("{"):
+        return False
+    try:
+        value = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and "role" in value
+
+
+def load(text: str, path: str | None) -> Chat:
+    messages = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            try:
+                value = rubyjson.parse(line)
+            except rubyjson.RubyJSONError:
+                raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, number) from None
+        if not isinstance(value, dict):
+            raise InputError(f"line is {kind_of(value)}, not a message object", path, number)
+        messages.append(Message(value, number, number))
+    if not messages:
+        raise InputError("no messages", path)
+    return Chat(messages, path=path, format=NAME)

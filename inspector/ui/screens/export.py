@@ -1,0 +1,107 @@
+"""Export dialog: pick a format and a path; refuses the source chat, asks before replacing a file.
+
+The dialog only decides *what* and *where*; the app writes atomically with the core's
+writers, so the bytes equal ``prompt-inspector prepare``/``explain`` output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+
+from inspector.core.atomic import same_file
+from inspector.core.export import EXPLAIN_FORMATS
+from inspector.core.printers import printer_names
+from inspector.core.sanitize import one_line
+
+from .base import Dialog
+from .confirm import ConfirmScreen
+
+EXTENSIONS = {"json": "json", "jsonl": "jsonl", "table": "txt", "markdown": "md"}
+
+
+def choices() -> list[tuple[str, str]]:
+    """(kind, format) for every printer, then the explanation report formats."""
+    return [("prepare", f) for f in printer_names()] + [("explain", f) for f in EXPLAIN_FORMATS]
+
+
+def default_path(source: str | None, kind: str, fmt: str) -> str:
+    stem = Path(source).stem if source else "chat"
+    suffix = "prompt" if kind == "prepare" else "explain"
+    return f"{stem}.{suffix}.{EXTENSIONS.get(fmt, fmt)}"
+
+
+class ExportScreen(Dialog):
+    """Dismisses with (kind, format, Path) or None."""
+
+    BINDINGS = [Binding("escape", "close", "Close", show=False)]
+
+    def __init__(self, source: str | None, kind: str = "prepare", fmt: str = "json"):
+        super().__init__()
+        self.source = source
+        self.kind, self.fmt = kind, fmt
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static(Content("Export (Enter in the path field writes, Esc cancels)"))
+            with RadioSet(id="what"):
+                for kind, fmt in choices():
+                    label = f"prepared prompt as {fmt}" if kind == "prepare" else f"explanation report as {fmt}"
+                    yield RadioButton(Content(label), value=(kind, fmt) == (self.kind, self.fmt),
+                                      name=f"{kind}:{fmt}")
+            yield Input(default_path(self.source, self.kind, self.fmt), id="path", select_on_focus=False)
+            yield Static("", id="export-message", classes="hint")
+            with Horizontal(classes="buttons"):
+                yield Button("Write", id="write", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#path", Input).focus()
+
+    @on(RadioSet.Changed, "#what")
+    def _picked(self, event: RadioSet.Changed) -> None:
+        path = self.query_one("#path", Input)
+        untouched = path.value == default_path(self.source, self.kind, self.fmt)
+        self.kind, self.fmt = (event.pressed.name or "prepare:json").split(":", 1)
+        if untouched:  # follow the format unless the user typed a name of their own
+            path.value = default_path(self.source, self.kind, self.fmt)
+
+    def say(self, text: str, error: bool = False) -> None:
+        message = self.query_one("#export-message", Static)
+        message.set_class(error, "error")
+        message.update(Content(one_line(text, 500)))
+
+    @on(Input.Submitted, "#path")
+    @on(Button.Pressed, "#write")
+    def _write(self, event) -> None:
+        event.stop()
+        text = self.query_one("#path", Input).value.strip()
+        if not text:
+            self.say("give a file name", True)
+            return
+        target = Path(text).expanduser()
+        if self.source and target.exists() and same_file(target, self.source):
+            self.say(f"refusing to overwrite the chat being inspected: {target}", True)
+            return
+        if target.is_dir():
+            self.say(f"{target} is a directory; give a file name", True)
+            return
+        if target.exists():
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.dismiss((self.kind, self.fmt, target))
+                else:
+                    self.say("not replaced; pick another name")
+            self.app.push_screen(ConfirmScreen(f"{target} exists. Replace it?"), answered)
+            return
+        self.dismiss((self.kind, self.fmt, target))
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,63 @@
+"""Filter rows by tier and by role; the result is (tier or None, role or None)."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Button, RadioButton, RadioSet, Static
+
+from inspector.core import decision as d
+from inspector.core.sanitize import one_line
+
+from .base import Dialog
+
+ANY = "any"
+TIER_CHOICES = ("cut", d.TRUNCATED, d.DROPPED, d.FULL, d.CONSUMED, d.ERROR, d.UNDECIDED)
+TIER_TEXT = {"cut": "truncated or dropped"}
+
+
+class FilterScreen(Dialog):
+    DEFAULT_CSS = """
+    FilterScreen Horizontal.sets { height: auto; }
+    FilterScreen RadioSet { width: 1fr; height: auto; max-height: 14; }
+    """
+    BINDINGS = [Binding("escape", "close", "Close", show=False), Binding("a", "apply", "Apply", show=False)]
+
+    def __init__(self, tier: str | None, role: str | None, roles: list[str]):
+        super().__init__()
+        self.tier, self.role, self.roles = tier, role, roles[:40]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static(Content("Filter rows: pick with ↑↓ and Space/Enter, then Apply (a)"))
+            with Horizontal(classes="sets"):
+                with RadioSet(id="tier"):
+                    yield RadioButton(Content("any tier"), value=self.tier is None, name=ANY)
+                    for t in TIER_CHOICES:
+                        yield RadioButton(Content(TIER_TEXT.get(t, t)), value=self.tier == t, name=t)
+                with RadioSet(id="role"):
+                    yield RadioButton(Content("any role"), value=self.role is None, name=ANY)
+                    for r in self.roles:
+                        yield RadioButton(Content(one_line(r, 30)), value=self.role == r, name=r)
+            with Horizontal(classes="buttons"):
+                yield Button("Apply (a)", id="apply", variant="primary")
+                yield Button("Clear", id="clear")
+
+    @staticmethod
+    def _picked(radio: RadioSet) -> str | None:
+        button = radio.pressed_button
+        return None if button is None or button.name == ANY else button.name
+
+    def action_apply(self) -> None:
+        self.dismiss((self._picked(self.query_one("#tier", RadioSet)), self._picked(self.query_one("#role", RadioSet))))
+
+    @on(Button.Pressed, "#apply")
+    def _apply(self) -> None:
+        self.action_apply()
+
+    @on(Button.Pressed, "#clear")
+    def _clear(self) -> None:
+        self.dismiss((None, None))

@@ -1,0 +1,118 @@
+"""The threshold editor: the five values with where each came from, edited in place.
+
+It only reports valid edits upwards; the app debounces them and re-plans off the UI
+thread. Invalid text is marked (Input's -invalid class) and otherwise ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.validation import Regex
+from textual.widgets import Button, Input, Label, Select, Static
+
+from inspector.core.sanitize import one_line
+from inspector.core.thresholds import KEYS, Thresholds
+
+NUMBER = r"\s*\d+(?:_\d+)*\s*"  # what a person means by a count; ruby's to_i reads it the same
+CHAT_CHOICE = "(chat's choice)"
+
+
+def parse_value(text: str) -> int | None:
+    if not re.fullmatch(NUMBER, text):
+        return None
+    return int(text.strip().replace("_", ""))
+
+
+class ThresholdEditor(VerticalScroll):
+    DEFAULT_CSS = """
+    ThresholdEditor { width: 38; dock: right; border-left: vkey $panel-lighten-2; padding: 0 1; display: none; }
+    ThresholdEditor.-open { display: block; }
+    ThresholdEditor Label { margin-top: 1; text-style: bold; }
+    ThresholdEditor Input { height: 3; }
+    ThresholdEditor .source { color: $text-muted; height: auto; }
+    ThresholdEditor .source.-edited { color: $warning; }
+    ThresholdEditor Horizontal { height: auto; margin-top: 1; }
+    ThresholdEditor Select { margin-top: 1; }
+    """
+    BINDINGS = [Binding("escape", "app.focus_list", "Back to list", show=False)]
+
+    @dataclass
+    class Edited(Message):
+        key: str
+        value: int
+
+    @dataclass
+    class StrategiesPicked(Message):
+        strategies: str | None
+
+    def __init__(self, strategy_choices: list[str], **kwargs):
+        super().__init__(**kwargs)
+        self.strategy_choices = strategy_choices
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("Thresholds"), classes="title")
+        for key in KEYS:
+            yield Label(Content(key))
+            yield Input(id=f"th-{key}", validators=[Regex(f"^{NUMBER}$", failure_description="a whole number")],
+                        valid_empty=False, select_on_focus=False)
+            yield Static("", id=f"src-{key}", classes="source")
+        yield Label(Content("Strategies"))
+        yield Select([(c, c) for c in self.strategy_choices], id="strategies", allow_blank=False,
+                     value=self.strategy_choices[0])
+        with Horizontal():
+            yield Button("Reset", id="reset", tooltip="back to the values loaded (u)")
+
+    def show(self, thresholds: Thresholds, strategies: str | None) -> None:
+        """Put values in without reporting them as edits."""
+        with self.prevent(Input.Changed, Select.Changed):
+            for key in KEYS:
+                field = self.query_one(f"#th-{key}", Input)
+                text = str(thresholds[key])
+                if parse_value(field.value) != thresholds[key]:
+                    field.value = text
+                field.set_class(False, "-invalid")
+                self.show_source(key, thresholds)
+            select = self.query_one("#strategies", Select)
+            choice = strategies if strategies is not None else CHAT_CHOICE
+            if choice not in self.strategy_choices:
+                self.strategy_choices.append(choice)
+                select.set_options([(c, c) for c in self.strategy_choices])
+            select.value = choice
+
+    def show_source(self, key: str, thresholds: Thresholds) -> None:
+        value = thresholds.values[key]
+        label = self.query_one(f"#src-{key}", Static)
+        label.update(Content(one_line(value.describe_source(), 200)))
+        label.set_class(value.source == "edited", "-edited")
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        key = (event.input.id or "")[3:]
+        value = parse_value(event.value)
+        event.input.set_class(value is None, "-invalid")
+        if value is not None and key in KEYS:
+            self.post_message(self.Edited(key, value))
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+
+    @on(Select.Changed, "#strategies")
+    def _strategies(self, event: Select.Changed) -> None:
+        event.stop()
+        value = str(event.value)
+        self.post_message(self.StrategiesPicked(None if value == CHAT_CHOICE else value))
+
+    @on(Button.Pressed, "#reset")
+    def _reset(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.app.action_reset_thresholds()

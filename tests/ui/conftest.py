@@ -1,0 +1,93 @@
+"""Pilot helpers: an isolated app (no scout config, no environment, config dir in tmp_path), settled."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector.cli import demo_chat_path
+from inspector.ui.app import InspectorApp
+from inspector.ui.widgets.dual_view import DualColumnView
+
+DEMO = demo_chat_path()
+
+HOSTILE = [
+    {"role": "system", "content": "[bold]not bold[/bold] and [/ and list[int] and [@click=app.quit]clickme[/]"},
+    {"role": "user", "content": "title\x1b]0;PWNED\x07 red\x1b[31mRED nul\x00 bell\x07 cr\rX"},
+    {"role": "function_call", "content": json.dumps({"name": "[red]tool[/red]", "arguments": {"q": "[/"}, "id": "c1"})},
+    {"role": "function_call_output",
+     "content": json.dumps({"name": "[red]tool[/red]", "content": "\x1b[2J[@click=app.quit]x[/]", "id": "c1"})},
+]
+
+
+@pytest.fixture(autouse=True)
+def isolated_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def make_app():
+    def factory(path=DEMO, **kwargs) -> InspectorApp:
+        kwargs.setdefault("config_files", [])
+        kwargs.setdefault("env", {})
+        app = InspectorApp(path, **kwargs)
+        app.animation_level = "none"
+        app.detail_delay = 0  # the detail pane follows the cursor at once in tests
+        return app
+    return factory
+
+
+@pytest.fixture
+def write_chat(tmp_path):
+    def write(messages, name="chat.json") -> Path:
+        path = tmp_path / name
+        path.write_text(json.dumps(messages), encoding="utf-8")
+        return path
+    return write
+
+
+async def settle(app, pilot, wait: float = 0.0) -> None:
+    """Let timers fire (debounce), then wait for every worker and the messages they post."""
+    await pilot.pause(wait)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def edit(app, pilot, key: str, text: str) -> None:
+    """Type a new value into one threshold field (the editor opens if needed) and let it re-plan."""
+    if not app.editor.has_class("-open"):
+        await pilot.press("t")
+        await pilot.pause()
+    field = app.editor.query_one(f"#th-{key}")
+    field.focus()
+    await pilot.pause()
+    field.value = ""
+    await pilot.press(*list(text))
+    await settle(app, pilot, app.debounce + 0.1)
+
+
+def view_lines(app) -> list[str]:
+    view = app.query_one(DualColumnView)
+    return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+
+
+def row_line(app, row: int) -> str:
+    """The rendered text of the row showing original message ``row`` (it must be on screen)."""
+    view = app.query_one(DualColumnView)
+    y = view.position_of(row) - view.scroll_offset.y
+    assert 0 <= y < view.scrollable_content_region.height, f"row {row} is not on screen"
+    return view.render_line(y).text
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text.rstrip() for strip in app.screen._compositor.render_strips())
+
+
+def split(line: str) -> tuple[str, str]:
+    left, _, right = line.partition("│")
+    return left, right

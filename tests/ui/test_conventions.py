@@ -1,0 +1,145 @@
+"""Help, palette, quit, reload, notes, and consumed rows from a loader."""
+
+from __future__ import annotations
+
+import json
+
+from inspector.core.model import Consumed, Finding, Message
+from inspector.ui.commands import InspectorCommands
+from inspector.ui.keymap import APP_ACTIONS, VIEW_ACTIONS
+from inspector.ui.screens.help import HelpScreen
+from inspector.ui.screens.notes import NotesScreen
+
+from .conftest import row_line, settle, split
+
+
+async def test_help_lists_every_binding(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text").render())
+        for action in (*APP_ACTIONS, *VIEW_ACTIONS):
+            assert action.title in text and (action.shown_keys or action.keys.split(",")[0]) in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_every_bound_action_exists_and_has_a_palette_entry(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        for action in APP_ACTIONS:
+            name = action.action.split("(")[0]
+            assert hasattr(app, f"action_{name}"), name
+        for action in VIEW_ACTIONS:
+            assert hasattr(app.view, f"action_{action.action.split('(')[0]}")
+        provider = InspectorCommands(app.screen)
+        titles = [hit.text for hit in [h async for h in provider.discover()]]
+        for action in (*APP_ACTIONS, *VIEW_ACTIONS):
+            assert any(str(t).startswith(action.title) for t in titles), action.title
+
+
+async def test_palette_runs_actions_and_goes_to_a_number(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await app.palette_run("last")
+        assert app.view.cursor == 115
+        provider = InspectorCommands(app.screen)
+        hits = [h async for h in provider.search("#42")]
+        assert str(hits[0].text) == "Go to message #42"
+        hits[0].command()
+        await pilot.pause()
+        assert app.view.current_row == 42
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Next cut", "enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.view.current_row == 46
+
+
+async def test_q_quits(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.is_running
+
+
+async def test_ctrl_q_quits_even_from_an_input(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", "ctrl+q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_reload_keeps_position_and_thresholds(make_app, write_chat):
+    messages = [{"role": "user", "content": f"message {i}"} for i in range(30)]
+    chat = write_chat(messages)
+    app = make_app(chat)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        app.apply_thresholds(app.thresholds.with_value("max_tool_chars", 7, "edited"), None)
+        await settle(app, pilot)
+        app.go_to_row(20)
+        messages.append({"role": "assistant", "content": "a new answer"})
+        chat.write_text(json.dumps(messages))
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert len(app.rows) == 31 and app.view.current_row == 20
+        assert app.thresholds["max_tool_chars"] == 7
+        assert app.editor.query_one("#th-max_tool_chars").value == "7"
+        app.go_to_row(30)
+        await pilot.pause()
+        assert "a new answer" in row_line(app, 30)
+
+
+async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch, write_chat):
+    """Loader output (consumed messages, findings) is used generically, whatever the format."""
+    import inspector.ui.app as app_module
+    from inspector.core.session import open_inspection
+
+    chat_path = write_chat([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}])
+
+    def fake_open(path, **kwargs):
+        inspection = open_inspection(path, **kwargs)
+        chat = inspection.chat
+        chat.consumed.append(Consumed(Message({"role": "option", "content": "endpoint gpt"}, 1), "option",
+                                      "sets an option, not sent", 1))
+        chat.findings.append(Finding("hazard", "a [bold] header-like line was taken into content", 3))
+        return inspection
+
+    monkeypatch.setattr(app_module, "open_inspection", fake_open)
+    app = make_app(chat_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app, pilot)
+        assert len(app.rows) == 3
+        left, right = split(row_line(app, 1))
+        assert left.startswith("⊘ 1 option") and "endpoint gpt" in left
+        assert "⊘ consumed (option): sets an option, not sent" in right
+        assert "⊘ 1 consumed" in str(app.query_one("#summary").render())
+        banner = str(app.query_one("#banner").render())
+        assert "1 loader finding(s)" in banner and "a [bold] header-like line" in banner
+        app.go_to_row(1)
+        await pilot.pause()
+        assert "consumed before the strategies ran (step option)" in app.query_one("#detail").text
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, NotesScreen)
+        assert "finding (hazard) line 3: a [bold] header-like line" in str(app.screen.query_one("#notes-text").render())
+        app.screen.dismiss(None)
+        await pilot.pause()
+        app.set_filter("consumed", None)
+        await pilot.pause()
+        assert app.view.count == 1

@@ -1,0 +1,132 @@
+"""The detail pane, copy, search with n/N, and the tier/role filter."""
+
+from __future__ import annotations
+
+from inspector.ui.widgets.detail import DetailPane
+
+from .conftest import edit, row_line, settle, split
+
+
+async def test_detail_explains_a_truncated_message(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.go_to_row(41)
+        await pilot.pause()
+        text = app.query_one(DetailPane).text
+        assert "#41  role function_call_output  tool run_tests  id call_019" in text
+        assert ("truncated: 35th newest output, beyond full_tool_outputs=10, tool characters before it 101,794 "
+                ">= max_tool_chars 100,000") in text
+        assert "<...6435 - ccf40...> replaces the middle of a string of 6,435 characters" in text
+        assert "──────── original ────────\n{\n  \"name\": \"run_tests\"," in text  # pretty-printed JSON
+        assert "──────── model-visible (shortened) ────────" in text
+        assert "characters: 6,554 original -> 267 sent" in text
+
+
+async def test_detail_follows_threshold_changes(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        app.go_to_row(2)
+        await pilot.pause()
+        assert "dropped: call with 53 newer outputs, beyond max_tool_calls=40" in app.query_one(DetailPane).text
+        await edit(app, pilot, "max_tool_calls", "60")
+        text = app.query_one(DetailPane).text
+        assert text.splitlines()[1].startswith("full: call with 53 newer outputs")
+
+
+async def test_enter_focuses_detail_and_d_toggles_it(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        assert isinstance(app.focused, DetailPane)
+        await pilot.press("escape")
+        await pilot.press("shift+tab")
+        app.view.focus()
+        await pilot.press("d")
+        assert not app.query_one(DetailPane).display
+        await pilot.press("d")
+        assert app.query_one(DetailPane).display
+
+
+async def test_copy_puts_the_original_content_on_the_clipboard(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("j", "y")
+        assert app.clipboard == app.inspection.chat.messages[1].fields["content"]
+        size = len(app.clipboard)
+        assert any(f"copied {size} characters of message #1" in n.message for n in app._notifications)
+
+
+async def test_search_finds_hits_and_n_N_move_between_them(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        assert app.focused.id == "prompt-bar"
+        await pilot.press(*"BACKOFF", "enter")
+        await settle(app, pilot)
+        hits = app.search_hits
+        assert hits[:4] == [3, 4, 8, 16] and len(hits) == 16  # case-insensitive, in original content
+        assert app.view.current_row == hits[0]
+        status = str(app.query_one("#status").render())
+        assert "search 'BACKOFF': 1 of 16" in status
+        await pilot.press("n")
+        assert app.view.current_row == hits[1]
+        await pilot.press("N")
+        assert app.view.current_row == hits[0]
+        await pilot.press("N")
+        assert app.view.current_row == hits[-1]  # wraps around
+        await pilot.press("home")
+        hit_bg = {seg.style.bgcolor for seg in app.view.render_line(3)}
+        plain_bg = {seg.style.bgcolor for seg in app.view.render_line(2)}
+        assert hit_bg != plain_bg  # hits are highlighted in the list
+
+
+async def test_search_without_match_says_so(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"zzqqxx", "enter")
+        await settle(app, pilot)
+        assert app.search_hits == [] and app.view.current_row == 0
+        assert any("no match for 'zzqqxx'" in n.message for n in app._notifications)
+
+
+async def test_filter_by_tier_and_role(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one("#tier").focus()
+        await pilot.press("down", "down", "enter")  # "truncated"
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.filter_tier == "truncated" and app.view.count == 11
+        assert all(line.startswith("✂") for line in [app.view.render_line(y).text for y in range(11)])
+        assert "filter: tier truncated, role any" in str(app.query_one("#status").render())
+        app.set_filter(None, "user")
+        await pilot.pause()
+        assert app.view.count == sum(1 for m in app.inspection.chat.messages if m.fields["role"] == "user")
+        assert "user" in split(app.view.render_line(0).text)[0]
+        await pilot.press("F")
+        await pilot.pause()
+        assert app.view.count == 116 and app.filter_tier is None
+
+
+async def test_filter_cut_then_threshold_change_refilters(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        app.set_filter("cut", None)
+        await pilot.pause()
+        assert app.view.count == 37
+        await edit(app, pilot, "max_tool_chars", "1000000")
+        assert app.view.count == 0
+        await pilot.press("escape", "F")
+        await pilot.pause()
+        assert row_line(app, 0).startswith("=   0")

@@ -1,0 +1,110 @@
+"""Opening a chat: the demo, totals, all tiers, failures shown in the app, sizes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from inspector.ui.widgets.summary import Banner, SummaryBar
+
+from .conftest import DEMO, row_line, screen_text, settle, split, view_lines
+
+
+async def test_demo_opens_with_totals_and_all_three_tiers(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        summary = str(app.query_one(SummaryBar).render())
+        assert "demo.json" in summary and "format json" in summary and "strategies shorten_tools" in summary
+        assert "messages 116 -> 90 sent" in summary
+        assert "= 79 full" in summary and "✂ 11 truncated" in summary and "✗ 26 dropped" in summary
+        assert "tool chars 217,314 -> 105,037" in summary
+        assert "~tokens 54,460 -> 26,391 (estimate: chars/4)" in summary
+        glyphs = {line[0] for line in view_lines(app)}
+        assert {"=", "✗"} <= glyphs
+        assert app.load_seconds is not None and app.load_seconds < 2
+
+
+async def test_rows_show_original_left_and_model_visible_right(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        left, right = split(row_line(app, 0))
+        assert left.startswith("=   0 system") and "You are a debugging agent" in left
+        assert "system" in right and "You are a debugging agent" in right
+        left, right = split(row_line(app, 2))
+        assert left.startswith("✗   2 call") and "read_file:" in left and '"path"' in left
+        assert right.strip() == "✗ dropped"
+        app.view.go_to_row(41)
+        await pilot.pause()
+        left, right = split(row_line(app, 41))
+        assert left.startswith("✂  41 output") and "run_tests:" in left
+        assert "✂ Truncated (6435):" in right
+
+
+async def test_dropped_cell_is_struck_and_tiers_coloured_differently(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        view = app.view
+        dropped = view.render_line(2)
+        struck = [seg for seg in dropped if "dropped" in seg.text]
+        assert struck and struck[0].style.strike
+        full_colour = next(seg.style.color for seg in view.render_line(0) if seg.text.strip() == "=")
+        dropped_colour = next(seg.style.color for seg in dropped if seg.text.strip() == "✗")
+        assert full_colour != dropped_colour
+
+
+async def test_missing_file_is_reported_in_the_app(make_app, tmp_path):
+    app = make_app(tmp_path / "nope.json")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        banner = str(app.query_one(Banner).render())
+        assert "Cannot open" in banner and "nope.json: no such file" in banner
+        assert app.rows is None and app.is_running
+        await pilot.press("j", "e", "slash")  # nothing to act on: no crash
+        await pilot.pause()
+
+
+async def test_malformed_chat_names_file_and_line(make_app, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('[\n {"role": "user", "content": "x"},\n {oops}\n]\n')
+    app = make_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        banner = str(app.query_one(Banner).render())
+        assert "bad.json:3" in banner
+        assert "Traceback" not in screen_text(app)
+
+
+async def test_layout_at_80x24(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        text = screen_text(app)
+        assert "messages 116 -> 90 sent" in text
+        assert "q Quit" in text
+        lines = view_lines(app)
+        assert len(lines) >= 5 and all(len(line) <= 80 for line in lines)
+        assert "│" in lines[0] and "system" in lines[0]
+        assert app.query_one("#detail").size.height >= 5
+
+
+async def test_layout_at_200x60_shows_the_editor(make_app):
+    app = make_app()
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(app, pilot)
+        assert app.editor.has_class("-open")
+        text = screen_text(app)
+        assert "max_tool_chars" in text and "follows max_tool_calls" in text
+        assert len(view_lines(app)) >= 25
+
+
+def test_core_and_headless_cli_never_import_textual():
+    code = ("import inspector.core.session, inspector.core.rows, inspector.core.detail, inspector.core.search, "
+            "inspector.core.presets, inspector.core.export, inspector.core.sanitize, inspector.cli, sys;"
+            "print([m for m in ('textual', 'rich') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).parents[2])
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,59 @@
+"""Presets: saved in the user config dir (XDG_CONFIG_HOME here), loaded back; a corrupt file is kept."""
+
+from __future__ import annotations
+
+import json
+
+from inspector.core.presets import presets_path
+from inspector.ui.screens.presets import PresetsScreen
+
+from .conftest import edit, settle
+
+
+async def test_preset_round_trip(make_app, tmp_path):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        await edit(app, pilot, "max_tool_chars", "30000")
+        await edit(app, pilot, "full_tool_outputs", "4")
+        await pilot.press("escape", "p")
+        await pilot.pause()
+        assert isinstance(app.screen, PresetsScreen)
+        await pilot.press(*"tight", "enter")
+        await pilot.pause()
+        path = presets_path()
+        assert str(path).startswith(str(tmp_path / "config"))
+        data = json.loads(path.read_text())
+        assert data["presets"]["tight"]["thresholds"] == {
+            "full_tool_calls": 0, "full_tool_outputs": 4, "max_tool_calls": 40, "max_tool_outputs": 40,
+            "max_tool_chars": 30000}
+        assert "saved 'tight'" in str(app.screen.query_one("#preset-message").render())
+        await pilot.press("escape", "u")
+        await settle(app, pilot)
+        assert app.thresholds["max_tool_chars"] == 100_000
+        await pilot.press("p")
+        await pilot.pause()
+        app.screen.query_one("#preset-list").focus()
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, PresetsScreen)
+        assert app.thresholds["max_tool_chars"] == 30_000 and app.thresholds["full_tool_outputs"] == 4
+        assert app.thresholds.values["max_tool_chars"].describe_source() == "preset (tight)"
+        assert app.totals["tool_chars_after"] < 105_037
+
+
+async def test_corrupt_presets_file_is_reported_and_left_untouched(make_app):
+    path = presets_path()
+    path.parent.mkdir(parents=True)
+    path.write_text("{ this is not json")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("p")
+        await pilot.pause()
+        message = str(app.screen.query_one("#preset-message").render())
+        assert "not valid JSON" in message and "left untouched" in message
+        await pilot.press(*"x", "enter")
+        await pilot.pause()
+        assert "nothing is saved" in str(app.screen.query_one("#preset-message").render())
+        assert path.read_text() == "{ this is not json"
