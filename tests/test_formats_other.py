@@ -123,7 +123,7 @@ def test_input_format_forces_the_format(tmp_path):
     ('{"messages":[]}', "openai-chat"),
     ('{"system":"s","messages":[]}', "anthropic"),
     ('{"input":[]}', "openai-responses"),
-    ('{"role":"user","content":"x"}\n', "jsonl"),
+    ('{"role":"user","content":"x"}\n{"role":"user","content":"y"}\n', "jsonl"),
     ("user: hi\n", "scout"),
     ('[{"role":"user","content":"contains \\"tool_calls\\": text"}]', "json"),
 ])

@@ -44,8 +44,8 @@ def test_explain_lists_consumed_messages_with_step_and_line_and_hazards_on_stder
     result = run("explain", SAMPLES / "directives.chat", "--format", "json")
     rows = json.loads(result.stdout)
     consumed = [(r["role"], r["reason"], r["line"]) for r in rows if r["tier"] == "consumed"]
-    assert ("clear", "clear", 16) in consumed and ("meta", "meta", 29) in consumed
-    assert ("file", "file", 27) in consumed
+    assert ("clear", "clear", 16) in consumed and ("meta", "meta", 27) in consumed
+    assert ("file", "file", 25) in consumed
     traps = run("explain", SAMPLES / "traps.chat")
     err = traps.stderr.decode()
     assert "traps.chat:8: `[[` at line 8" in err and "traps.chat:21: <thinking> at line 21" in err

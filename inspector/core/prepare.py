@@ -161,6 +161,7 @@ def _run_custom(fn, current, origin, decisions, originals):
     if not isinstance(result, list):
         raise TypeError(f"strategy {getattr(fn, '__name__', fn)!r} returned {type(result).__name__}, not a list")
     by_id = {id(f): j for j, f in enumerate(given)}
+    returned = {id(item) for item in result}
     new_current, new_origin, cursor = [], [], 0
     for item in result:
         if not isinstance(item, dict):
@@ -168,6 +169,9 @@ def _run_custom(fn, current, origin, decisions, originals):
         j = by_id.get(id(item))
         if j is None:
             j = next((k for k in range(cursor, len(given)) if given[k] == item), None)
+        if j is None and cursor < len(given) and given[cursor].get("role") == item.get("role") \
+                and id(given[cursor]) not in returned:
+            j = cursor  # a rewritten copy of the next message (as shorten_tools' msg.dup does)
         if j is None:
             new_current.append(Message(dict(item)))
             new_origin.append(-1)

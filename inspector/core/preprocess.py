@@ -295,6 +295,12 @@ def _options(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
         value, source = merged["prompt_strategies"]
         chat.strategies = value if isinstance(value, str) else str(value)
         chat.strategies_line = source.message.line
+    if "endpoint" in merged:
+        value, source = merged["endpoint"]
+        work.findings.append(Finding("endpoint", f"`endpoint: {_show(value)}` at {_line(source.message)}: scout-ai also "
+                                     f"reads ~/.scout/etc/AI/{_show(value)}.yaml, whose backend or prompt_strategies "
+                                     "keys would change what is sent; the inspector does not read it",
+                                     source.message.line))
     if "agent" in merged:
         value, source = merged["agent"]
         work.findings.append(Finding("agent", f"`agent: {_show(value)}` at {_line(source.message)}: scout-ai hands "

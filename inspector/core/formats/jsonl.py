@@ -13,17 +13,16 @@ NAME = "jsonl"
 EXTENSIONS = (".jsonl", ".ndjson")
 
 
-def _first_line(text: str) -> str:
-    for line in text.split("\n", 64):
-        if line.strip():
-            return line
-    return ""
+def _head_lines(text: str) -> list[str]:
+    return [line for line in text.split("\n", 64)[:64] if line.strip()]
 
 
 def sniff(text: str) -> bool:
-    first = _first_line(text).strip()
-    if not first.startswith("{"):
+    """Two or more lines, the first a message object (a lone object is left to the extension)."""
+    lines = _head_lines(text)
+    if len(lines) < 2 or not lines[0].lstrip().startswith("{"):
         return False
+    first = lines[0].strip()
     try:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
