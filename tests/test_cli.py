@@ -186,3 +186,13 @@ def test_output_to_a_device_writes_through_it(tmp_path):
     r = run("prepare", path, "-o", os.devnull)
     assert r.returncode == 0
     assert not Path(os.devnull).is_file()  # still the device, not replaced by a regular file
+
+
+def test_prepare_keeps_wide_integers_and_ruby_floats(tmp_path):
+    path = tmp_path / "chat.json"
+    path.write_text('[{"role":"user","content":"a","role":"assistant"},'
+                    '{"content":"x","role":"user","_i":1.5e20,"n":123456789012345678901234567890,'
+                    '"m":{"a":[1.0,2.5e-7,{"b":null}]}}]')
+    r = run("prepare", path)
+    assert r.stdout == ('[{"role":"assistant","content":"a"},{"content":"x","role":"user","_i":1.5e+20,'
+                        '"n":123456789012345678901234567890,"m":{"a":[1.0,2.5e-07,{"b":null}]}}]\n')

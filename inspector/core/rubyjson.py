@@ -39,6 +39,21 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _LONG_DIGITS = re.compile(r"\d{19}")
 
 
+def has_wide_float(value) -> bool:
+    """True when a parsed value holds a float that may have been a wide integer (orjson's rounding).
+
+    Strings are skipped without a scan, so this walks only the structure of a large chat.
+    """
+    kind = type(value)
+    if kind is float:
+        return abs(value) >= 2.0 ** 63
+    if kind is dict:
+        return any(has_wide_float(v) for v in value.values() if type(v) is not str)
+    if kind is list:
+        return any(has_wide_float(v) for v in value if type(v) is not str)
+    return False
+
+
 def has_long_digits(text: str) -> bool:
     return _LONG_DIGITS.search(text) is not None
 

@@ -53,12 +53,16 @@ def load_bytes(data: bytes, path: str | None) -> Chat:
         except UnicodeDecodeError as exc:
             raise InputError("invalid UTF-8", path, data[: exc.start].count(b"\n") + 1) from None
         return load(text, path)
+    if rubyjson.has_wide_float(parsed):
+        return load(data.decode("utf-8"), path)
     return _build(parsed, path, lambda: data.decode("utf-8"))
 
 
 def load(text: str, path: str | None) -> Chat:
     try:
         data = orjson.loads(text)
+        if rubyjson.has_wide_float(data):
+            data = rubyjson.parse(text)  # exact integers wider than 64 bits, as Ruby keeps them
     except orjson.JSONDecodeError as exc:
         try:
             data = rubyjson.parse(text)
