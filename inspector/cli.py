@@ -130,7 +130,8 @@ def _run_headless(args) -> int:
                                      strategies=args.strategies, config_files=_config_files(args), parallel=True)
         for warning in inspection.thresholds.warnings:
             print(f"{PROG}: warning: {warning}", file=sys.stderr)
-        for finding in inspection.chat.findings:
+        shown_in_output = args.command == "explain" and args.format in ("table", "markdown")
+        for finding in () if shown_in_output else inspection.chat.findings:
             where = f"{args.chat}:{finding.line}" if finding.line else args.chat
             print(f"{PROG}: note: {where}: {finding.message}", file=sys.stderr)
         from inspector import commands
@@ -189,9 +190,9 @@ def _cmd_explain(args, inspection) -> int:
 
         text = orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
     elif args.format == "markdown":
-        text = report.render_markdown(rows, info)
+        text = report.render_markdown(rows, info, inspection.chat.findings)
     else:
-        text = report.render_table(rows, info)
+        text = report.render_table(rows, info, findings=inspection.chat.findings)
     _emit(args, text, [args.chat])
     if prompt.error is not None:
         return _scout_error(args, prompt)

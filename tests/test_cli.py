@@ -77,7 +77,7 @@ def test_explain_table_summary_and_markdown():
     last = r.stdout.strip().splitlines()[-1]
     assert last.startswith("116 messages (79 full, 11 truncated, 26 dropped); 90 sent; characters 217,838 -> ")
     r = run("explain", SAMPLE, "--format", "markdown")
-    assert r.stdout.startswith("| # | role | tool | id | tier | reason | chars | visible |")
+    assert r.stdout.startswith("| # | line | role | tool | id | tier | reason | chars | visible |")
 
 
 def test_thresholds_json_and_table(tmp_path):

@@ -83,33 +83,47 @@ def summary_line(info: dict) -> str:
             f"tool characters {info['tool_chars_before']:,} -> {info['tool_chars_after']:,}")
 
 
-def render_table(rows: list[dict], info: dict, max_id: int = 24) -> str:
-    header = ("#", "role", "tool", "id", "tier", "reason", "chars", "visible")
+def finding_lines(findings) -> list[str]:
+    return [f"line {f.line}: {f.message}" if f.line else f.message for f in findings]
+
+
+def render_table(rows: list[dict], info: dict, max_id: int = 24, findings=()) -> str:
+    header = ("#", "line", "role", "tool", "id", "tier", "reason", "chars", "visible")
     body = []
     for r in rows:
         ident = _cell(r["id"])
         if len(ident) > max_id:
             ident = ident[: max_id - 1] + "…"
-        body.append((str(r["index"]), _cell(r["role"])[:24], _cell(r["name"])[:24], ident, r["tier"], r["reason"],
-                     f"{r['original_chars']:,}", f"{r['visible_chars']:,}"))
+        body.append((str(r["index"]), _cell(r.get("line")), _cell(r["role"])[:24], _cell(r["name"])[:24], ident,
+                     r["tier"], r["reason"], f"{r['original_chars']:,}", f"{r['visible_chars']:,}"))
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
-    right = {0, 6, 7}
+    right = {0, 1, 7, 8}
     lines = []
     for cells in (header, *body):
         lines.append("  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+    if findings:
+        lines.append("")
+        lines.append("findings:")
+        lines.extend(f"  {_cell(text)}" for text in finding_lines(findings))
     lines.append("")
     lines.append(summary_line(info))
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(rows: list[dict], info: dict) -> str:
+def render_markdown(rows: list[dict], info: dict, findings=()) -> str:
     def md(value) -> str:
         return _cell(value).replace("|", "\\|")
 
-    lines = ["| # | role | tool | id | tier | reason | chars | visible |", "|---:|---|---|---|---|---|---:|---:|"]
+    lines = ["| # | line | role | tool | id | tier | reason | chars | visible |",
+             "|---:|---:|---|---|---|---|---|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['index']} | {md(r['role'])} | {md(r['name'])} | {md(r['id'])} | {r['tier']} | "
+        lines.append(f"| {r['index']} | {md(r.get('line'))} | {md(r['role'])} | {md(r['name'])} | {md(r['id'])} | {r['tier']} | "
                      f"{r['reason']} | {r['original_chars']} | {r['visible_chars']} |")
+    if findings:
+        lines.append("")
+        lines.append("**Findings:**")
+        lines.append("")
+        lines.extend(f"- {md(text)}" for text in finding_lines(findings))
     lines.append("")
     lines.append(f"**Summary:** {summary_line(info)}")
     return "\n".join(lines) + "\n"
