@@ -40,16 +40,18 @@ def test_long_session_truncates_and_drops_the_early_fact():
     assert "reconnect_backoff_ms: 7350" in (SAMPLES / "debug_session.chat").read_text(encoding="utf-8")
 
 
-def test_explain_lists_consumed_messages_with_step_and_line_and_hazards_on_stderr():
+def test_explain_lists_consumed_messages_with_step_and_line_and_hazards():
     result = run("explain", SAMPLES / "directives.chat", "--format", "json")
     rows = json.loads(result.stdout)
     consumed = [(r["role"], r["reason"], r["line"]) for r in rows if r["tier"] == "consumed"]
     assert ("clear", "clear", 16) in consumed and ("meta", "meta", 27) in consumed
     assert ("file", "file", 25) in consumed
     traps = run("explain", SAMPLES / "traps.chat")
-    err = traps.stderr.decode()
+    out = traps.stdout.decode()
+    assert "findings:\n  line 8: `[[` at line 8" in out and "  line 21: <thinking> at line 21" in out
+    assert "never closes (an odd number of ``` fence lines)" in out
+    err = run("explain", SAMPLES / "traps.chat", "--format", "json").stderr.decode()
     assert "traps.chat:8: `[[` at line 8" in err and "traps.chat:21: <thinking> at line 21" in err
-    assert "never closes (an odd number of ``` fence lines)" in err
 
 
 def test_directives_sample_uses_the_chats_strategy_and_config():
