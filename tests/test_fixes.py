@@ -146,3 +146,12 @@ def test_fixes_match_brute_force_on_random_chats(seed):
             got = {f.direction: f.value for f in report.fixes_for(key)}
             assert got.get(RAISE) == up, (key, o.message)
             assert got.get(LOWER) == down, (key, o.message)
+
+
+def test_search_can_be_cancelled():
+    from inspector.core.fixes import FixSearchCancelled
+
+    ins = open_inspection(SAMPLE, config_files=[], env={})
+    [o] = trace(ins, FACT).occurrences
+    with pytest.raises(FixSearchCancelled):
+        find_fixes(ins, o, cancelled=lambda: True)

@@ -36,6 +36,10 @@ from .visibility import survives
 RAISE, LOWER = "raise", "lower"
 
 
+class FixSearchCancelled(Exception):
+    """Raised out of a search when the caller's ``cancelled()`` turns true (the app moved on)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Fix:
     key: str
@@ -174,8 +178,14 @@ def _band_errors(rp: Replanner) -> list[int]:
     return cached
 
 
-def find_fixes(inspection: Inspection, occurrence: Occurrence, replanner: Replanner | None = None) -> FixReport:
-    """Every single-threshold fix for one occurrence (an empty list, with the reason, when none exists)."""
+def find_fixes(inspection: Inspection, occurrence: Occurrence, replanner: Replanner | None = None,
+               cancelled: Callable[[], bool] | None = None) -> FixReport:
+    """Every single-threshold fix for one occurrence (an empty list, with the reason, when none exists).
+
+    Cost: one re-plan per distinct value walked, so up to (outputs + 2) plans per count key;
+    about 0.1 s on the demo, up to a minute for the oldest message of a 20,000-message chat.
+    Run it off the UI thread and pass ``cancelled`` to stop it (FixSearchCancelled).
+    """
     report = FixReport(occurrence)
     if occurrence.visible:
         return report
@@ -200,7 +210,12 @@ def find_fixes(inspection: Inspection, occurrence: Occurrence, replanner: Replan
     limit = len(facts.order) if (p is None or older_risk) else p + 1
 
     def check_for(key: str) -> Callable[[int], bool]:
-        return lambda value: target.visible(rp.at(key, value))
+        def check(value: int) -> bool:
+            if cancelled is not None and cancelled():
+                raise FixSearchCancelled
+            return target.visible(rp.at(key, value))
+
+        return check
 
     for key in KEYS:
         current = base[key]
@@ -254,7 +269,8 @@ def _why_blocked(occurrence: Occurrence, prompt: Prompt, top: int) -> str:
     return f"{text}: tried every distinct plan of each threshold (counts 0..{top}, every max_tool_chars interval)"
 
 
-def fixes_for_trace(inspection: Inspection, result: Trace, replanner: Replanner | None = None) -> list[FixReport]:
+def fixes_for_trace(inspection: Inspection, result: Trace, replanner: Replanner | None = None,
+                    cancelled: Callable[[], bool] | None = None) -> list[FixReport]:
     """A report per occurrence (visible ones get an empty report), sharing one plan cache."""
     rp = replanner or Replanner(inspection)
-    return [find_fixes(inspection, o, rp) for o in result.occurrences]
+    return [find_fixes(inspection, o, rp, cancelled) for o in result.occurrences]
