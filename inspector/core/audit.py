@@ -9,7 +9,8 @@ CLI can list them and the app can jump to them. The patterns:
 * call_without_output / output_without_call: one half of a call/output pair is sent
   and the other dropped, so the model sees a question without its answer or the reverse;
 * cut_error: a truncated output whose cut removed the end of an error message or a
-  stack trace (the line that says what went wrong is what the model needed);
+  stack trace: one whose start the model still sees, or the output's last error with
+  none left in the kept tail (the line that says what went wrong is what it needed);
 * consumed_turns: a `clear` or `previous_response_id` removed earlier turns before the
   strategies ran;
 * loader_*: hazards the loader noticed (Chat.findings), e.g. a block that swallows lines.
@@ -217,7 +218,12 @@ def _cut_errors(inspection: Inspection, prompt: Prompt, befores) -> list[AuditFi
         if kept is None:
             continue
         head, tail = kept
-        lost = [(a, b) for a, b in error_ends(original) if head < b <= tail]
+        reports = error_ends(original)
+        # an error whose start is shown but whose end is cut, or a last error lost with no other in the tail:
+        # the model sees that something failed but not what (errors wholly inside the cut are just hidden text)
+        lost = [(a, b) for a, b in reports if a < head < b]
+        if not lost and reports and head < reports[-1][1] <= tail and not any(a >= tail for a, _ in reports):
+            lost = [reports[-1]]
         if not lost:
             continue
         a, b = lost[0]
@@ -236,7 +242,8 @@ def _consumed(inspection: Inspection, order: list[int]) -> list[AuditFinding]:
     groups: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for rank, k in enumerate(order):
         item = consumed[k]
-        if item.step in REMOVING_STEPS:
+        # the directive line itself is not an earlier turn (a plain previous_response_id is just removed)
+        if item.step in REMOVING_STEPS and item.message.fields.get("role") not in REMOVING_STEPS:
             groups.setdefault((item.step, item.before), []).append((item.before + rank, k))
     out = []
     for (step, before), items in groups.items():
