@@ -76,3 +76,17 @@ def test_clear_and_previous_response_id_and_loader_hazards():
     assert clear.rows == (0, 1, 2) and "3 earlier" in clear.message and clear.line == 1
     loader = next(f for f in findings if f.kind == "loader_unclosed_block")
     assert loader.messages == (0,) and loader.rows == (3,)
+
+
+def test_audit_on_the_samples_counts_only_real_lost_turns():
+    from pathlib import Path
+
+    from inspector.core.audit import audit
+    from inspector.core.session import open_inspection
+
+    samples = Path(__file__).resolve().parent.parent / "sample_chats"
+    kinds = [f.kind for f in audit(open_inspection(samples / "directives.chat", env={}, config_files=[]))]
+    assert kinds.count("consumed_turns") == 1  # the clear; a plain previous_response_id line is not lost turns
+    session = audit(open_inspection(samples / "debug_session.chat", env={}, config_files=[]))
+    assert not [f for f in session if f.kind == "consumed_turns"]
+    assert any(f.kind == "repeated_call" for f in session)
