@@ -41,11 +41,10 @@ async def run(messages: int) -> dict:
         app.animation_level = "none"
         figures: dict = {"messages": messages, "file_mb": round(size_mb, 1)}
         async with app.run_test(size=(160, 50)) as pilot:
-            await wait_for(pilot, lambda: app.totals is not None)
-            screen = paint(app)
+            # first paint: the frame on screen shows the totals (polled, so layout and refresh are included)
+            await wait_for(pilot, lambda: any(f"messages {messages:,} ->" in line for line in paint(app)))
             figures["first_paint_s"] = time.perf_counter() - started
             figures["load_worker_s"] = app.load_seconds
-            assert any(f"messages {messages:,} ->" in line for line in screen), "totals not painted"
 
             # threshold change: from the edit to both columns and the totals repainted
             repaints = []
@@ -60,30 +59,40 @@ async def run(messages: int) -> dict:
             figures["repaint_ms_max"] = max(repaints) * 1000
 
             # the same through the editor: typing, debounce, worker, repaint (debounce excluded)
-            await pilot.press("t")
+            app.editor.add_class("-open")
             field = app.editor.query_one("#th-max_tool_chars")
+            field.focus()
+            await pilot.pause()
             field.value = ""
+            await wait_for(pilot, lambda: not app.workers._workers or all(w.is_finished for w in app.workers))
+            await pilot.pause(app.debounce + 0.05)
+            await pilot.press(*"3000")
+            await pilot.pause(app.debounce + 0.05)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
             before = app.totals
             t0 = time.perf_counter()
-            await pilot.press(*"30000")
+            await pilot.press("0")  # the last keystroke: 3000 -> 30000
             await wait_for(pilot, lambda: app.totals is not before and app.thresholds["max_tool_chars"] == 30_000)
             paint(app)
-            figures["typed_change_ms_minus_debounce"] = (time.perf_counter() - t0 - app.debounce) * 1000
+            figures["typed_ms"] = (time.perf_counter() - t0 - app.debounce) * 1000
             await pilot.press("escape")
 
             # paging: each press moves a screenful; time the key plus a full repaint
-            pages = []
+            pages, cpu = [], []
             for key in ["pagedown"] * 40 + ["pageup"] * 10:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 await pilot.press(key)
                 paint(app)
                 pages.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
             t0 = time.perf_counter()
             await pilot.press("end")
             paint(app)
             figures["end_key_ms"] = (time.perf_counter() - t0) * 1000
             figures["page_ms_median"] = statistics.median(pages) * 1000
             figures["page_ms_max"] = max(pages) * 1000
+            figures["page_cpu_ms_median"] = statistics.median(cpu) * 1000
             figures["rows_rendered"] = app.view.rendered_rows
         return figures
 
@@ -96,9 +105,12 @@ def main() -> None:
           "  target < 2 s")
     print(f"threshold change repainted: median {figures['repaint_ms_median']:.1f} ms, "
           f"max {figures['repaint_ms_max']:.1f} ms  target < 100 ms")
-    print(f"typed change (debounce excluded): {figures['typed_change_ms_minus_debounce']:.1f} ms")
+    print(f"typed in the editor, last keystroke to repaint, {0.15 * 1000:.0f} ms debounce excluded: "
+          f"{figures['typed_ms']:.1f} ms")
     print(f"page down/up incl. repaint: median {figures['page_ms_median']:.1f} ms, max {figures['page_ms_max']:.1f} ms;"
           f" end key {figures['end_key_ms']:.1f} ms")
+    print(f"page down/up CPU time (all threads, excludes the pilot's idle waits): "
+          f"median {figures['page_cpu_ms_median']:.1f} ms")
     print(f"rows rendered in total: {figures['rows_rendered']:,}")
 
 

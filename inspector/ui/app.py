@@ -8,29 +8,29 @@ search, export) runs in thread workers and comes back as messages (messages.py).
 from __future__ import annotations
 
 import time
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from pathlib import Path
 
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
-from inspector.core import decision as d
 from inspector.core.detail import detail_text
 from inspector.core.errors import InputError, UsageError
 from inspector.core.export import explain_bytes, prepared_bytes
-from inspector.core.rows import RowModel, content_text, filter_rows, row_matches_tier, summary_totals, CUT
-from inspector.core.search import find_rows
+from inspector.core.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
 from inspector.core.session import open_inspection
 from inspector.core.strategies import UnknownStrategy, known_strategies
 from inspector.core.thresholds import KEYS, Thresholds
 
 from .commands import InspectorCommands
+from .searching import SearchMixin
 from .keymap import APP_ACTIONS, VIEW_ACTIONS, bindings
-from .messages import ChatLoaded, Exported, LoadFailed, Replanned, SearchDone
+from .messages import ChatLoaded, Exported, LoadFailed, Replanned
 from .screens.export import ExportScreen
 from .screens.filter import FilterScreen
 from .screens.help import HelpScreen
@@ -46,7 +46,7 @@ NEEDS_CHAT = {a.action for a in APP_ACTIONS} - {"quit", "help", "reload", "notes
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
 
 
-class InspectorApp(App):
+class InspectorApp(SearchMixin, App):
     CSS_PATH = "app.tcss"
     TITLE = "prompt-inspector"
     BINDINGS = bindings(APP_ACTIONS)
@@ -264,8 +264,11 @@ class InspectorApp(App):
             self._detail_timer = self.set_timer(delay, self.show_detail)
 
     def show_detail(self) -> None:
-        row = self.view.current_row
-        pane = self.query_one(DetailPane)
+        try:
+            row = self.view.current_row
+            pane = self.query_one(DetailPane)
+        except NoMatches:  # a timer firing while the app shuts down
+            return
         if row is None or self.rows is None:
             pane.show(None, "No row selected." if self.rows is not None else pane.text)
             return
@@ -325,58 +328,6 @@ class InspectorApp(App):
                 self.notify("a message number is digits only", severity="warning")
             return
         self.run_search(event.value)
-
-    # -- search -----------------------------------------------------------------------
-    def run_search(self, query: str) -> None:
-        self.search_query = query
-        if not query:
-            self.search_hits = []
-            self.view.set_hits(set())
-            self._show_status()
-            return
-        self._search(query)
-
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, query: str) -> None:
-        worker = get_current_worker()
-        hits = find_rows(self.rows, query, lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
-            self.post_message(SearchDone(query, hits))
-
-    @on(SearchDone)
-    def _search_done(self, event: SearchDone) -> None:
-        if event.query != self.search_query:
-            return
-        self.search_hits = event.hits
-        self.view.set_hits(set(event.hits))
-        if not event.hits:
-            self.notify(f"no match for {event.query!r}", severity="warning", markup=False)
-            self._show_status()
-            return
-        self._jump_to_match(1, include_current=True)
-
-    def _jump_to_match(self, step: int, include_current: bool = False) -> None:
-        hits, view = self.search_hits, self.view
-        current = view.current_row or 0
-        shown = (lambda row: True) if view.order is None else (lambda row: view.position_of(row) < view.count
-                                                                and view.row_at(view.position_of(row)) == row)
-        if step > 0:
-            candidates = hits[bisect_left(hits, current) if include_current else bisect_right(hits, current):]
-            candidates = candidates + hits  # wrap around
-        else:
-            candidates = hits[:bisect_left(hits, current)][::-1] + hits[::-1]
-        for row in candidates:
-            if shown(row):
-                view.go_to_row(row)
-                self._show_status()
-                return
-        self.notify("every match is hidden by the filter", severity="warning")
-
-    def action_next_match(self) -> None:
-        self._jump_to_match(1)
-
-    def action_prev_match(self) -> None:
-        self._jump_to_match(-1)
 
     # -- filters ----------------------------------------------------------------------
     def action_filter(self) -> None:

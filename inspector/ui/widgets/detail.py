@@ -21,6 +21,8 @@ class DetailPane(TextArea):
         self.shown_row: int | None = None
 
     def show(self, row: int | None, text: str) -> None:
+        if row == self.shown_row and text == self.text:
+            return  # a re-plan that did not change this message: keep the scroll position
         self.shown_row = row
         self.load_text(text)
         self.scroll_to(0, 0, animate=False)

@@ -89,6 +89,7 @@ class DualColumnView(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple, Strip] = LRUCache(2000)
         self._version = 0
         self.rendered_rows = 0  # strips built, for tests and the benchmark
+        self._style_map: dict[str, RichStyle] | None = None
 
     # -- data (attributes down) -------------------------------------------------------
     def set_data(self, rows: RowModel | None, prompt: Prompt | None, order: list[int] | None = None,
@@ -183,11 +184,22 @@ class DualColumnView(ScrollView, can_focus=True):
     # -- drawing ----------------------------------------------------------------------
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._cache.clear()  # cached strips hold the old theme's colours
+        self._cache.clear()
+        self._style_map = None  # cached strips hold the old theme's colours
 
     def on_resize(self, event: events.Resize) -> None:
         self._cache.clear()
         self.virtual_size = Size(0, self.count)
+
+    def _styles(self) -> dict[str, RichStyle]:
+        """Foreground parts of the component styles, computed once per theme."""
+        if self._style_map is None:
+            get = self.get_component_rich_style
+            styles = {name.removeprefix("dual--"): _fg(get(name)) for name in self.COMPONENT_CLASSES}
+            styles["cursor"] = RichStyle(bgcolor=get("dual--cursor").bgcolor)
+            styles["hit"] = RichStyle(bgcolor=get("dual--hit").bgcolor)
+            self._style_map = styles
+        return self._style_map
 
     def render_line(self, y: int) -> Strip:
         position = self.scroll_offset.y + y
@@ -207,35 +219,35 @@ class DualColumnView(ScrollView, can_focus=True):
         rows = self.rows
         tier, right_text = rows.right(row, self.prompt)
         role, tool, preview = rows.left(row)
-        style = self.get_component_rich_style
+        styles = self._styles()
         base = self.rich_style
         if is_cursor or is_hit:
             # only the background: the tier colours must survive under the cursor
-            base = base + RichStyle(bgcolor=style("dual--cursor" if is_cursor else "dual--hit").bgcolor)
-        tier_style = base + _fg(style(f"dual--{tier}"))
+            base = base + styles["cursor" if is_cursor else "hit"]
+        tier_style = base + styles[tier]
         digits = len(str(max(0, len(rows) - 1)))
         gutter = f"{GLYPHS.get(tier, ' ')} {row:>{digits}} "
         col = max(4, (width - len(gutter) - 1) // 2)
         right_width = max(0, width - len(gutter) - 1 - col)
-        segments = [Segment(gutter[:2], tier_style), Segment(gutter[2:], base + _fg(style("dual--gutter")))]
-        segments += self._cell(role, tool, preview, col, tier_style, base, style)
-        segments.append(Segment("│", base + _fg(style("dual--divider"))))
+        segments = [Segment(gutter[:2], tier_style), Segment(gutter[2:], base + styles["gutter"])]
+        segments += self._cell(role, tool, preview, col, tier_style, base, styles)
+        segments.append(Segment("│", base + styles["divider"]))
         if tier in (d.FULL, d.TRUNCATED):
             mark = "✂ " if tier == d.TRUNCATED else ""
-            segments += self._cell(role, tool, mark + right_text, right_width, tier_style, base, style)
+            segments += self._cell(role, tool, mark + right_text, right_width, tier_style, base, styles)
         elif tier == d.DROPPED:
-            segments.append(Segment(fit(f"✗ {LABELS[tier]}", right_width), tier_style + _fg(style("dual--struck"))))
+            segments.append(Segment(fit(f"✗ {LABELS[tier]}", right_width), tier_style + styles["struck"]))
         else:
             segments.append(Segment(fit(f"{GLYPHS.get(tier, '')} {right_text}", right_width), tier_style))
         return Strip(segments).crop_extend(0, width, self.rich_style)
 
     @staticmethod
-    def _cell(role: str, tool: str, text: str, width: int, tier_style, base, style) -> list[Segment]:
+    def _cell(role: str, tool: str, text: str, width: int, tier_style, base, styles) -> list[Segment]:
         role_cell = fit(role, 9) + " "
         tool_cell = f"{tool}: " if tool else ""
         used = cell_len(role_cell) + cell_len(tool_cell)
         if used >= width:
             return [Segment(fit(role_cell + tool_cell, width), tier_style)]
-        return [Segment(role_cell, tier_style + _fg(style("dual--role"))),
-                Segment(tool_cell, base + _fg(style("dual--tool"))),
+        return [Segment(role_cell, tier_style + styles["role"]),
+                Segment(tool_cell, base + styles["tool"]),
                 Segment(fit(text, width - used), tier_style)]

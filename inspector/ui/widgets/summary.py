@@ -6,6 +6,7 @@ Data (file names, finding texts) is assembled as plain Content, never parsed as 
 from __future__ import annotations
 
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from inspector.core import decision as d
@@ -32,9 +33,13 @@ class SummaryBar(Static):
     SummaryBar { height: auto; background: $panel; color: $text; padding: 0 1; }
     """
 
+    shown: tuple = ()
+
     def show(self, file: str, fmt: str, strategies: str, totals: dict) -> None:
         first, second = summary_lines(file, fmt, strategies, totals)
-        self.update(Content.assemble((first, "bold"), "\n", Content(second)))
+        if (first, second) != self.shown:  # an update costs a layout pass: skip it when nothing changed
+            self.shown = (first, second)
+            self.update(Content.assemble((first, "bold"), "\n", Content(second)))
 
     def show_text(self, text: str) -> None:
         self.update(Content(one_line(text, 400)))
@@ -49,16 +54,33 @@ class Banner(Static):
     Banner.-warning { display: block; background: $warning 25%; color: $text; }
     """
 
+    shown: tuple = ()
+
     def show_lines(self, lines: list[str], error: bool) -> None:
+        if (tuple(lines), error) == self.shown:
+            return
+        self.shown = (tuple(lines), error)
         self.set_class(bool(lines) and error, "-error")
         self.set_class(bool(lines) and not error, "-warning")
         self.update(Content("\n".join(one_line(line, 600) for line in lines[:3])))
 
 
-class StatusLine(Static):
+class StatusLine(Widget):
+    """One fixed line; repainting it must not trigger a layout pass on every cursor move."""
+
     DEFAULT_CSS = """
-    StatusLine { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
+    StatusLine { height: 1; width: 1fr; background: $boost; color: $text-muted; padding: 0 1; }
     """
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.text = ""
+
     def show(self, text: str) -> None:
-        self.update(Content(one_line(text, 400)))
+        text = one_line(text, 400)
+        if text != self.text:
+            self.text = text
+            self.refresh()  # no layout: the size never changes
+
+    def render(self) -> Content:
+        return Content(self.text)

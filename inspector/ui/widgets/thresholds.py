@@ -36,7 +36,9 @@ class ThresholdEditor(VerticalScroll):
     ThresholdEditor { width: 38; dock: right; border-left: vkey $panel-lighten-2; padding: 0 1; display: none; }
     ThresholdEditor.-open { display: block; }
     ThresholdEditor Label { margin-top: 1; text-style: bold; }
-    ThresholdEditor Input { height: 3; }
+    ThresholdEditor Input { height: 1; border: none; padding: 0 1; background: $boost; }
+    ThresholdEditor Input:focus { background: $accent 30%; }
+    ThresholdEditor Input.-invalid { background: $error 40%; }
     ThresholdEditor .source { color: $text-muted; height: auto; }
     ThresholdEditor .source.-edited { color: $warning; }
     ThresholdEditor Horizontal { height: auto; margin-top: 1; }
@@ -90,7 +92,10 @@ class ThresholdEditor(VerticalScroll):
     def show_source(self, key: str, thresholds: Thresholds) -> None:
         value = thresholds.values[key]
         label = self.query_one(f"#src-{key}", Static)
-        label.update(Content(one_line(value.describe_source(), 200)))
+        text = one_line(value.describe_source(), 200)
+        if getattr(label, "shown", None) != text:  # each update is a layout pass
+            label.shown = text
+            label.update(Content(text))
         label.set_class(value.source == "edited", "-edited")
 
     @on(Input.Changed)
@@ -99,6 +104,7 @@ class ThresholdEditor(VerticalScroll):
         key = (event.input.id or "")[3:]
         value = parse_value(event.value)
         event.input.set_class(value is None, "-invalid")
+        event.input.tooltip = "not a whole number: ignored" if value is None else None
         if value is not None and key in KEYS:
             self.post_message(self.Edited(key, value))
 
