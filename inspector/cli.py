@@ -247,7 +247,7 @@ def _run_app(args) -> int:
 
 
 def demo_chat_path() -> Path:
-    return Path(__file__).parent / "demo" / "demo.json"
+    return Path(__file__).parent / "demo" / "demo.chat"
 
 
 if __name__ == "__main__":

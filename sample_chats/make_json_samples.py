@@ -84,7 +84,6 @@ def main() -> None:
     messages = build()
     text = json.dumps(messages, ensure_ascii=False, indent=1) + "\n"
     (HERE / "debug_session.json").write_text(text, encoding="utf-8")
-    (HERE.parent / "inspector" / "demo" / "demo.json").write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -219,6 +219,10 @@ Two files; the README says to install with pip, and setup.py has a TODO to pin v
 def main() -> None:
     messages = build()
     (HERE / "debug_session.chat").write_text(as_scout(messages), encoding="utf-8")
+    # the app's bundled demo is the scout-format session
+    demo = HERE.parent / "inspector" / "demo" / "demo.chat"
+    demo.parent.mkdir(exist_ok=True)
+    demo.write_text(as_scout(messages), encoding="utf-8")
     for name, value in (("debug_session.openai.json", as_openai(messages)),
                         ("debug_session.anthropic.json", as_anthropic(messages))):
         (HERE / name).write_text(json.dumps(value, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import demo_chat_path
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.dual_view import DualColumnView
 
-DEMO = demo_chat_path()
+# The session as a JSON array (the bundled demo is the same session in scout format;
+# test_launch opens that one too): exact numbers below refer to this file.
+DEMO = Path(__file__).resolve().parents[2] / "sample_chats" / "debug_session.json"
 
 HOSTILE = [
     {"role": "system", "content": "[bold]not bold[/bold] and [/ and list[int] and [@click=app.quit]clickme[/]"},

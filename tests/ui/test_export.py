@@ -43,10 +43,10 @@ async def test_export_prepared_json_equals_cli_prepare(make_app, tmp_path):
         await edit(app, pilot, "max_tool_chars", "50000")
         await pilot.press("escape")
         screen = await open_export(app, pilot)
-        assert screen.query_one("#path").value == "demo.prompt.json"
+        assert screen.query_one("#path").value == "debug_session.prompt.json"
         await pilot.press("enter")
         await settle(app, pilot)
-        written = tmp_path / "demo.prompt.json"
+        written = tmp_path / "debug_session.prompt.json"
         assert written.read_bytes() == cli("prepare", str(DEMO), "--set", "max_tool_chars=50000")
         assert app.last_export == written.resolve()
         assert any(f"wrote {written.stat().st_size:,} bytes to {written.resolve()}" in n.message

@@ -11,12 +11,26 @@ from inspector.ui.widgets.summary import Banner, SummaryBar
 from .conftest import DEMO, row_line, screen_text, settle, split, view_lines
 
 
-async def test_demo_opens_with_totals_and_all_three_tiers(make_app):
+async def test_bundled_demo_is_the_scout_session_with_all_four_tiers(make_app):
+    from inspector.cli import demo_chat_path
+
+    app = make_app(demo_chat_path(), label="demo.chat (bundled demo)")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        summary = str(app.query_one(SummaryBar).render())
+        assert "demo.chat (bundled demo)" in summary and "format scout" in summary
+        assert "= 79 full" in summary and "✂ 11 truncated" in summary and "✗ 26 dropped" in summary
+        assert "⊘ 67 consumed" in summary
+        glyphs = {line[0] for line in view_lines(app)}
+        assert {"⊘", "✗"} <= glyphs
+
+
+async def test_session_opens_with_totals_and_all_three_tiers(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         summary = str(app.query_one(SummaryBar).render())
-        assert "demo.json" in summary and "format json" in summary and "strategies shorten_tools" in summary
+        assert "debug_session.json" in summary and "format json" in summary and "strategies shorten_tools" in summary
         assert "messages 116 -> 90 sent" in summary
         assert "= 79 full" in summary and "✂ 11 truncated" in summary and "✗ 26 dropped" in summary
         assert "tool chars 217,314 -> 105,037" in summary
