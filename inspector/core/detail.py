@@ -34,12 +34,18 @@ def pretty(content) -> str:
             return content
     if not isinstance(data, (dict, list)):
         return content_text(content)
-    text = json.dumps(data, indent=2, ensure_ascii=False)
+    # a multi-line tool output reads as a wall of \n escapes inside JSON: show it as text below instead
+    moved = {}
     if isinstance(data, dict):
         for key in ("content", "arguments"):
             inner = data.get(key)
             if isinstance(inner, str) and "\n" in inner:
-                text += f"\n\n{RULE} the {key!r} string, unescaped {RULE}\n{inner}"
+                moved[key] = inner
+        if moved:
+            data = {k: (f"⟨{len(v):,} characters, shown below⟩" if k in moved else v) for k, v in data.items()}
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    for key, inner in moved.items():
+        text += f"\n\n{RULE} {key} {RULE}\n{inner}"
     return text
 
 

@@ -37,8 +37,8 @@ class ThresholdEditor(VerticalScroll):
     ThresholdEditor.-open { display: block; }
     ThresholdEditor Label { margin-top: 1; text-style: bold; }
     ThresholdEditor Input { height: 1; border: none; padding: 0 1; background: $boost; }
-    ThresholdEditor Input:focus { background: $accent 30%; }
-    ThresholdEditor Input.-invalid { background: $error 40%; }
+    ThresholdEditor Input:focus { border: none; background: $accent 30%; }
+    ThresholdEditor Input.-invalid, ThresholdEditor Input.-invalid:focus { border: none; background: $error 40%; }
     ThresholdEditor .source { color: $text-muted; height: auto; }
     ThresholdEditor .source.-edited { color: $warning; }
     ThresholdEditor Horizontal { height: auto; margin-top: 1; }
