@@ -51,7 +51,8 @@ class Banner(Static):
     DEFAULT_CSS = """
     Banner { height: auto; max-height: 3; padding: 0 1; display: none; }
     Banner.-error { display: block; background: $error 30%; color: $text; }
-    Banner.-warning { display: block; background: $warning 25%; color: $text; }
+    Banner.-warning { display: block; background: $warning 25%; color: $text; max-height: 1;
+                      text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     shown: tuple = ()
