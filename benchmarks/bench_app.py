@@ -15,7 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.make_big_chat import write  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bigchat import write  # noqa: E402
 from inspector.ui.app import InspectorApp  # noqa: E402
 
 

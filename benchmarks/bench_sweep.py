@@ -1,13 +1,12 @@
 """Time sweeping 200 values of each threshold over a 20,000-message chat (target: < 5 s each).
 
-The chat comes from tests/chatgen.py (deterministic: same seed, same chat). Run:
+The chat comes from benchmarks/bigchat.py (deterministic: 20,000 messages, about 70 MB). Run:
     python benchmarks/bench_sweep.py [--messages N] [--values N]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -15,9 +14,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import chatgen  # noqa: E402
+import bigchat  # noqa: E402
 
 from inspector.core.replan import output_count  # noqa: E402
 from inspector.core.session import open_inspection  # noqa: E402
@@ -43,12 +42,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=20_000)
     parser.add_argument("--values", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "big.json"
-        path.write_text(json.dumps(chatgen.chat(args.seed, messages=args.messages, scale=3000, extras=False)),
-                        encoding="utf-8")
+        path = bigchat.write(Path(tmp) / "big.json", args.messages)
         started = time.perf_counter()
         inspection = open_inspection(path, config_files=[], env={})
         loaded = time.perf_counter() - started

@@ -1,6 +1,5 @@
 """The forgetting audit: each pattern found on a chat built to contain it, nothing on a clean chat."""
 
-import json
 
 from forget_chats import call, filler, inspection, out
 from inspector.core.audit import audit, error_ends

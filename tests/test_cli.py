@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import call, output, rounds
+from helpers import output, rounds
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_chats" / "debug_session.json"

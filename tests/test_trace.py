@@ -128,7 +128,6 @@ def test_scout_error_hides_everything():
 def test_visibility_agrees_with_the_prepared_text_on_random_chats():
     import random
     import chatgen
-    from inspector.core.prepare import prepare_prompt
 
     for seed in range(8):
         items = chatgen.chat(seed, messages=40, scale=1500, extras=False)

@@ -191,7 +191,7 @@ def resolve(overrides: dict[str, str] | None = None, *, chat_config: dict[str, t
             raws[key] = None
             continue
         label = {"override": "the command line", "chat": f"the chat ({where})", "config": where,
-                 "environment": f"the environment"}[source]
+                 "environment": "the environment"}[source]
         values[key] = Value(key, _read(text, key, label, warnings), source, where, text)
         raws[key] = text
     return Thresholds(values, tuple(warnings))

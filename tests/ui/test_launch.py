@@ -8,7 +8,7 @@ from pathlib import Path
 
 from inspector.ui.widgets.summary import Banner, SummaryBar
 
-from .conftest import DEMO, row_line, screen_text, settle, split, view_lines
+from .conftest import row_line, screen_text, settle, split, view_lines
 
 
 async def test_bundled_demo_is_the_scout_session_with_all_four_tiers(make_app):
