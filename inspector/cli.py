@@ -127,7 +127,7 @@ def _run_headless(args) -> int:
         from inspector.core.session import open_inspection
 
         inspection = open_inspection(args.chat, input_format=args.input_format, overrides=overrides,
-                                     strategies=args.strategies, config_files=_config_files(args), parallel=True)
+                                     strategies=args.strategies, config_files=_config_files(args))
         for warning in inspection.thresholds.warnings:
             print(f"{PROG}: warning: {warning}", file=sys.stderr)
         shown_in_output = args.command == "explain" and args.format in ("table", "markdown")
@@ -250,5 +250,23 @@ def demo_chat_path() -> Path:
     return Path(__file__).parent / "demo" / "demo.chat"
 
 
+def entry() -> None:
+    """The console script: after a headless command, exit without tearing down every object.
+
+    A large chat is hundreds of MB of Python objects; freeing them one by one at exit
+    costs more than the output took to write, and nothing is left to clean up.
+    """
+    argv = sys.argv[1:]
+    code = main(argv)
+    if argv and argv[0] in COMMANDS:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (BrokenPipeError, OSError):
+            pass
+        os._exit(code)
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

@@ -9,9 +9,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from itertools import accumulate
 
-import os
-import pickle
-
 import orjson
 
 from . import rubyjson
@@ -32,17 +29,10 @@ def chars_of(content) -> int:
 class ToolFacts:
     """Tool messages of one list, newest first, with their lengths and parsed JSON."""
 
-    def __init__(self, messages: list[Message], parallel: bool = False):
+    def __init__(self, messages: list[Message]):
         self.messages = messages
         self.count = len(messages)
-        newest_first = range(self.count - 1, -1, -1)
-        scanned = None
-        if parallel and self.count >= _PARALLEL_MIN and hasattr(os, "fork"):
-            scanned = _scan_in_two_processes(messages)
-        if scanned is None:
-            scanned = _scan(messages, newest_first, keep_parsed=True)
-        order, kinds, raw, parsed, self.failures = scanned
-        parsed = _Parsed(parsed, messages, order)
+        order, kinds, raw, parsed, self.failures = _scan(messages, range(self.count - 1, -1, -1))
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -151,33 +141,7 @@ class ToolFacts:
         return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
 
 
-_PARALLEL_MIN = 4000
-_LAZY = object()
-
-
-class _Parsed(list):
-    """Parsed tool JSON by position; entries scanned in another process are parsed on first use."""
-
-    def __init__(self, items, messages, order):
-        super().__init__(items)
-        self._messages = messages
-        self._order = order
-
-    def __getitem__(self, position):
-        value = list.__getitem__(self, position)
-        if value is _LAZY:
-            try:
-                value = rubyjson.parse(self._messages[self._order[position]].fields.get("content"), False)
-            except (rubyjson.RubyJSONError, TypeError):
-                value = None
-            self[position] = value
-        return value
-
-    def __iter__(self):
-        return (self[p] for p in range(len(self)))
-
-
-def _scan(messages, indices, keep_parsed: bool):
+def _scan(messages, indices):
     """Classify and parse the tool messages at ``indices`` (newest first), as shorten_tools would meet them."""
     order: list[int] = []
     kinds: list[int] = []
@@ -231,50 +195,8 @@ def _scan(messages, indices, keep_parsed: bool):
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-        parsed_append(data if keep_parsed else _LAZY)
+        parsed_append(data)
     return order, kinds, raw, parsed, failures
-
-
-def _scan_in_two_processes(messages):
-    """Scan the older half in a forked child (single-threaded callers only: the CLI).
-
-    Parsing every tool message's JSON is most of a large chat's load time; the child
-    sends back only the integers and any failures, and its parsed objects are rebuilt
-    lazily when a position is looked at. Returns None when the child cannot help.
-    """
-    count = len(messages)
-    middle = count // 2
-    try:
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-    except OSError:
-        return None
-    if pid == 0:  # the child
-        status = 0
-        try:
-            os.close(read_end)
-            order, kinds, raw, _, failures = _scan(messages, range(middle - 1, -1, -1), keep_parsed=False)
-            payload = pickle.dumps((order, kinds, raw, failures), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(payload)
-        except BaseException:
-            status = 1
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    newer = _scan(messages, range(count - 1, middle - 1, -1), keep_parsed=True)
-    with os.fdopen(read_end, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if status != 0 or not payload:
-        older = _scan(messages, range(middle - 1, -1, -1), keep_parsed=True)
-    else:
-        order, kinds, raw, failures = pickle.loads(payload)
-        older = (order, kinds, raw, [_LAZY] * len(order), failures)
-    shift = len(newer[0])
-    failures = dict(newer[4])
-    failures.update({p + shift: e for p, e in older[4].items()})
-    return newer[0] + older[0], newer[1] + older[1], newer[2] + older[2], newer[3] + older[3], failures
 
 
 class _BandError(Exception):

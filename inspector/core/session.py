@@ -19,11 +19,10 @@ class Inspection:
     thresholds: Thresholds
     strategies: object = None  # None: what the chat chose, else the scout-ai default
     facts: ToolFacts | None = field(default=None)
-    parallel: bool = False  # scan in two processes: only for single-threaded callers (the CLI)
 
     def __post_init__(self):
         if self.facts is None:
-            self.facts = ToolFacts(self.chat.messages, parallel=self.parallel)
+            self.facts = ToolFacts(self.chat.messages)
 
     @property
     def strategy_spec(self):
@@ -39,10 +38,10 @@ class Inspection:
 
 def open_inspection(path: str | Path, *, input_format: str | None = None, overrides: dict[str, str] | None = None,
                     strategies: str | None = None, env: dict[str, str] | None = None,
-                    config_files: list[Path] | None = None, parallel: bool = False) -> Inspection:
+                    config_files: list[Path] | None = None) -> Inspection:
     chat = load_chat(path, input_format)
     thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files,
                          chat_path=str(path))
     if strategies is not None:
         parse_spec(strategies)  # unknown names fail here, before any work
-    return Inspection(chat, thresholds, strategies, parallel=parallel)
+    return Inspection(chat, thresholds, strategies)
