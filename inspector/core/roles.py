@@ -16,8 +16,8 @@ KNOWN = frozenset(CONVERSATION + BACKEND + DIRECTIVES)
 
 
 def unknown_role_findings(messages: list[Message], text_format: bool) -> list[Finding]:
-    roles = {m.fields.get("role") for m in messages}
-    if not any(isinstance(role, str) and role not in KNOWN for role in roles):
+    roles = {role for m in messages if isinstance(role := m.fields.get("role"), str)}
+    if roles <= KNOWN:
         return []  # the common case, without the per-message walk below
     seen: dict[str, list[int | None]] = {}
     for index, message in enumerate(messages):
