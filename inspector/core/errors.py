@@ -65,4 +65,11 @@ class ScoutError:
 
 
 def _show(value: object) -> str:
-    return "null" if value is None else repr(value) if not isinstance(value, str) else value
+    if isinstance(value, str):
+        return value
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)  # as it stands in the chat file
+    except (TypeError, ValueError):
+        return repr(value)

@@ -72,7 +72,12 @@ def summary(rows: list[dict], prompt: Prompt) -> dict:
 def _cell(value) -> str:
     if value is None:
         return "-"
-    text = value if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        text = value
+    else:
+        import json
+
+        text = json.dumps(value, ensure_ascii=False) if isinstance(value, (list, dict, bool)) else str(value)
     return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
