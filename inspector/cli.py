@@ -63,11 +63,13 @@ def build_app_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Open the inspector app on a stored chat (the demo chat by default). "
                      f"Headless commands: {', '.join(COMMANDS)} (see '{PROG} COMMAND --help').")
     parser.add_argument("chat", metavar="CHAT", nargs="?", help="the stored chat file (default: the bundled demo)")
-    parser.add_argument("--set", dest="sets", metavar="KEY=VALUE", action="append", default=[])
-    parser.add_argument("--strategies", metavar="LIST")
-    parser.add_argument("--input-format", metavar="FORMAT")
-    parser.add_argument("--scout-config", metavar="PATH", action="append")
-    parser.add_argument("--no-scout-config", action="store_true")
+    parser.add_argument("--set", dest="sets", metavar="KEY=VALUE", action="append", default=[],
+                        help="start with this threshold value (repeatable)")
+    parser.add_argument("--strategies", metavar="LIST", help="comma-separated strategies (default: the chat's choice)")
+    parser.add_argument("--input-format", metavar="FORMAT", help="force the input format instead of detecting it")
+    parser.add_argument("--scout-config", metavar="PATH", action="append",
+                        help="read these scout etc/config files instead of scout's lookup path")
+    parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
 
