@@ -60,3 +60,30 @@ def test_sweep_reports_scout_errors_per_value():
     ins = inspection(items, max_tool_chars=1)
     rows = sweep(ins, "max_tool_calls", [0, 1])
     assert rows[0].error is None and rows[1].error and rows[1].messages == 0 and rows[1].chars == 0
+
+
+def test_rebased_replanner_shares_its_plans():
+    from inspector.core.replan import Replanner
+
+    inspection = open_inspection(SAMPLE, config_files=[], env={})
+    rp = Replanner(inspection)
+    first = rp.at("full_tool_outputs", 54)
+    other = rp.rebased(inspection.thresholds.with_value("max_tool_chars", 5))
+    assert other.base["max_tool_chars"] == 5 and rp.base["max_tool_chars"] == 100_000
+    assert other.prompt(rp.values_for("full_tool_outputs", 54)) is first  # one cache for both
+    assert other.current().tier_counts() == inspection.prompt(other.base).tier_counts()
+
+
+def test_axis_covers_every_distinct_plan():
+    from inspector.core.sweep import axis
+
+    inspection = open_inspection(SAMPLE, config_files=[], env={})
+    outputs = inspection.facts.outs[-1]
+    counts = axis(inspection, "full_tool_outputs", 30)
+    assert counts[0] == 0 and counts[-1] == outputs + 1 and len(counts) <= 30
+    assert counts == sorted(set(counts))
+    chars = axis(inspection, "max_tool_chars", 12)
+    assert chars[0] == 0 and chars[-1] == 217_314 + 1 and len(chars) == 12
+    assert axis(inspection, "max_tool_calls", 500) == list(range(outputs + 2))
+    with pytest.raises(UsageError):
+        axis(inspection, "nope")

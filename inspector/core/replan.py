@@ -25,6 +25,17 @@ class Replanner:
         self.fast = self.spec == ["shorten_tools"]
         self._cache: dict[tuple, Prompt] = {}
 
+    def rebased(self, base: Thresholds) -> "Replanner":
+        """The same chat and plan cache around other thresholds in force (the app re-bases on every edit).
+
+        Plans are cached by their five values, so a plan found for one base serves every
+        other; sharing the cache is what makes fixes, sweeps and comparisons cheap together.
+        """
+        other = Replanner.__new__(Replanner)
+        other.inspection, other.base, other.spec, other.fast = self.inspection, base, self.spec, self.fast
+        other._cache = self._cache
+        return other
+
     def values_for(self, key: str, value: int, base: Thresholds | None = None) -> tuple[int, int, int, int, int]:
         """The five values with ``key`` set to ``value`` (max_tool_outputs following when it does)."""
         return (base or self.base).with_value(key, value).as_tuple()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from . import decision as d
 from .errors import UsageError
-from .replan import Replanner, parse_value, prompt_chars
+from .replan import Replanner, output_count, parse_value, prompt_chars
 from .rows import estimate_tokens
 from .session import Inspection
 from .thresholds import KEYS, Thresholds
@@ -73,3 +73,17 @@ def sweep(inspection: Inspection, key: str, values: list[int], base: Thresholds 
         rows.append(SweepRow(value, counts[d.FULL] + counts[d.TRUNCATED], counts[d.TRUNCATED], counts[d.DROPPED],
                              chars, estimate_tokens(chars)))
     return rows
+
+
+def axis(inspection: Inspection, key: str, columns: int = 30) -> list[int]:
+    """At most ``columns`` evenly spaced values of ``key`` covering every distinct plan.
+
+    Past the tool output count (counts) or the total tool characters (max_tool_chars)
+    every value plans the same, so the range stops one past it; the app charts these.
+    """
+    if key not in KEYS:
+        raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+    top = (inspection.facts.prefix[-1] if key == "max_tool_chars" else output_count(inspection)) + 1
+    if top < columns:
+        return list(range(top + 1))
+    return sorted({round(i * top / (columns - 1)) for i in range(columns)})

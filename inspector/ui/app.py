@@ -3,6 +3,7 @@
 State: the inspection (chat + facts), the current thresholds and strategies, the
 prompt planned from them, a tier/role filter and a search. Slow work (load, re-plan,
 search, export) runs in thread workers and comes back as messages (messages.py).
+Search lives in searching.py; why, the sweep chart, A/B compare and the audit in analysis.py.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from inspector.core.session import open_inspection
 from inspector.core.strategies import UnknownStrategy, known_strategies
 from inspector.core.thresholds import KEYS, Thresholds
 
+from .analysis import AnalysisMixin
 from .commands import InspectorCommands
 from .searching import SearchMixin
 from .keymap import APP_ACTIONS, VIEW_ACTIONS, bindings
@@ -36,6 +38,7 @@ from .screens.filter import FilterScreen
 from .screens.help import HelpScreen
 from .screens.notes import NotesScreen
 from .screens.presets import PresetsScreen
+from .widgets.compare_panel import ComparePanel
 from .widgets.detail import DetailPane
 from .widgets.dual_view import DualColumnView
 from .widgets.prompt_bar import PromptBar
@@ -46,7 +49,7 @@ NEEDS_CHAT = {a.action for a in APP_ACTIONS} - {"quit", "help", "reload", "notes
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
 
 
-class InspectorApp(SearchMixin, App):
+class InspectorApp(SearchMixin, AnalysisMixin, App):
     CSS_PATH = "app.tcss"
     TITLE = "prompt-inspector"
     BINDINGS = bindings(APP_ACTIONS)
@@ -91,6 +94,7 @@ class InspectorApp(SearchMixin, App):
             with Vertical(id="left"):
                 yield DualColumnView(id="view")
                 yield StatusLine(id="status")
+                yield ComparePanel(id="compare")
                 yield DetailPane(id="detail")
             yield ThresholdEditor(list(self._choices), id="editor")
         yield PromptBar(id="prompt-bar")
@@ -148,6 +152,7 @@ class InspectorApp(SearchMixin, App):
         self.refresh_bindings()  # actions that needed a chat are now available
         if self.search_query:
             self.run_search(self.search_query)
+        self.analysis_refresh()
 
     @on(LoadFailed)
     def _load_failed(self, event: LoadFailed) -> None:
@@ -191,14 +196,19 @@ class InspectorApp(SearchMixin, App):
         self.view.set_prompt(event.prompt, event.order)
         self._show_summary()
         self._schedule_detail(0)
+        self.analysis_refresh()
 
     @on(ThresholdEditor.Edited)
     def _edited(self, event: ThresholdEditor.Edited) -> None:
         if self.thresholds is None or self.thresholds[event.key] == event.value:
             return
-        self.thresholds = self.thresholds.with_value(event.key, event.value, "edited", "in the app")
+        self.set_threshold(event.key, event.value)
+
+    def set_threshold(self, key: str, value: int, where: str = "in the app", delay: float | None = None) -> None:
+        """One value changed by the user (typed, or a fix applied from Why): editor, sources, re-plan."""
+        self.thresholds = self.thresholds.with_value(key, value, "edited", where)
         self.editor.show(self.thresholds, self.strategies)  # sources, and max_tool_outputs when it follows
-        self.schedule_replan()
+        self.schedule_replan(delay)
 
     @on(ThresholdEditor.StrategiesPicked)
     def _strategies_picked(self, event: ThresholdEditor.StrategiesPicked) -> None:
@@ -320,6 +330,9 @@ class InspectorApp(SearchMixin, App):
 
     @on(PromptBar.Done)
     def _prompt_done(self, event: PromptBar.Done) -> None:
+        if event.mode == "why":
+            self.open_why(event.value)
+            return
         if event.mode == "goto":
             text = event.value.strip().lstrip("#")
             if text.isdigit():
@@ -453,6 +466,8 @@ class InspectorApp(SearchMixin, App):
                 return False
             if action in ("next_match", "prev_match") and not self.search_hits:
                 return None  # shown greyed out
+            if action == "focus_compare" and self.pinned is None:
+                return None
         if action == "reload" and len(self.screen_stack) > 1:
             return False
         return True

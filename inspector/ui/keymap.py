@@ -1,7 +1,6 @@
 """Every key and action in one table: the bindings, the help screen and the command palette read it.
 
 Keeping one table means a new action cannot be bound but missing from help or the palette.
-Free on purpose: ``w`` (a later "why" view) and ``b`` (A/B compare).
 """
 
 from __future__ import annotations
@@ -42,6 +41,10 @@ APP_ACTIONS = (
     Action("enter", "focus_detail", "Open detail", "move into the detail pane to scroll and select text"),
     Action("i", "notes", "Notes", "loader findings and threshold warnings"),
     Action("r", "reload", "Reload", "reload the chat file, keeping position and thresholds"),
+    Action("w", "why", "Why", "why is a text hidden? trace it, see the rule and the fixes (1-9 applies one)", True),
+    Action("b", "pin_compare", "A/B", "pin the current thresholds as A, then edit to compare; b again unpins", True),
+    Action("c", "focus_compare", "A/B list", "move into the A/B list of changed rows (Enter jumps to one)"),
+    Action("a", "audit", "Audit", "forgetting audit: likely damage, Enter jumps to the message", True),
 )
 
 VIEW_ACTIONS = (
@@ -58,7 +61,9 @@ OTHER_KEYS = (
     ("Tab, shift+Tab", "move between the list, the detail pane and the threshold editor"),
     ("ctrl+p", "command palette: every action, themes, go to message N"),
     ("mouse", "click a row to select it; the wheel scrolls"),
-    ("w, b", "reserved for later (why, A/B compare)"),
+    ("in Why (w)", "Enter or 1-9 applies a fix (Enter on an occurrence jumps to it); i ignore case, x regex;"),
+    ("", "Esc stops a running fix search, Esc again closes"),
+    ("in the editor", "the sweep chart under the focused threshold: every value's prompt size and drops, ▲ now"),
 )
 
 

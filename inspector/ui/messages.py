@@ -50,3 +50,23 @@ class SearchDone(Message):
 class Exported(Message):
     path: str
     size: int
+
+
+@dataclass
+class SweepDone(Message):
+    key: str
+    current: int  # the focused key's value the sweep was run around
+    rows: list  # SweepRow, one per chart column
+    version: int  # the app's plan version it belongs to
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SweepDone)
+
+
+@dataclass
+class Compared(Message):
+    comparison: object  # core.compare.Comparison
+    version: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, Compared)

@@ -1,4 +1,4 @@
-"""One input line at the bottom, for search (`/`) and go-to (`g`); hidden otherwise."""
+"""One input line at the bottom, for search (`/`), go-to (`g`) and why (`w`); hidden otherwise."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from textual.message import Message
 from textual.widgets import Input
 
 PLACEHOLDERS = {"search": "search original content, Enter to run, Esc to close",
-                "goto": "message number (the # column), Enter to go"}
+                "goto": "message number (the # column), Enter to go",
+                "why": "a text the model forgot, Enter to trace it (then i: ignore case, x: regex)"}
+TITLES = {"search": "search", "goto": "go to", "why": "why: trace a text"}
 
 
 class PromptBar(Input):
@@ -31,7 +33,7 @@ class PromptBar(Input):
     def open(self, mode: str, value: str = "") -> None:
         self.mode = mode
         self.placeholder = PLACEHOLDERS[mode]
-        self.border_title = "search" if mode == "search" else "go to"
+        self.border_title = TITLES[mode]
         self.value = value
         self.add_class("-open")
         self.focus()

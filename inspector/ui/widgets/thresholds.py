@@ -16,10 +16,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.validation import Regex
+from textual import events
 from textual.widgets import Button, Input, Label, Select, Static
 
 from inspector.core.sanitize import one_line
 from inspector.core.thresholds import KEYS, Thresholds
+
+from .sweep_chart import SweepChart
 
 NUMBER = r"\s*\d+(?:_\d+)*\s*"  # what a person means by a count; ruby's to_i reads it the same
 CHAT_CHOICE = "(chat's choice)"
@@ -55,9 +58,15 @@ class ThresholdEditor(VerticalScroll):
     class StrategiesPicked(Message):
         strategies: str | None
 
+    @dataclass
+    class KeyFocused(Message):
+        """A threshold field got the focus: its sweep chart is wanted."""
+        key: str
+
     def __init__(self, strategy_choices: list[str], **kwargs):
         super().__init__(**kwargs)
         self.strategy_choices = strategy_choices
+        self.chart_key = KEYS[0]  # the key the sweep chart sits under (the last one focused)
 
     def compose(self) -> ComposeResult:
         yield Static(Content("Thresholds"), classes="title")
@@ -66,6 +75,8 @@ class ThresholdEditor(VerticalScroll):
             yield Input(id=f"th-{key}", validators=[Regex(f"^{NUMBER}$", failure_description="a whole number")],
                         valid_empty=False, select_on_focus=False)
             yield Static("", id=f"src-{key}", classes="source")
+            if key == self.chart_key:
+                yield SweepChart(id="sweep-chart")
         yield Label(Content("Strategies"))
         yield Select([(c, c) for c in self.strategy_choices], id="strategies", allow_blank=False,
                      value=self.strategy_choices[0])
@@ -97,6 +108,20 @@ class ThresholdEditor(VerticalScroll):
             label.shown = text
             label.update(Content(text))
         label.set_class(value.source == "edited", "-edited")
+
+    @property
+    def chart(self) -> SweepChart:
+        return self.query_one("#sweep-chart", SweepChart)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        key = (event.widget.id or "")[3:]
+        if not (event.widget.id or "").startswith("th-") or key not in KEYS:
+            return
+        if key != self.chart_key:
+            self.chart_key = key
+            # one chart, moved under the field being edited, so it sits next to what it charts
+            self.move_child(self.chart, after=self.query_one(f"#src-{key}"))
+        self.post_message(self.KeyFocused(key))
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:

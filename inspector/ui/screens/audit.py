@@ -1,0 +1,102 @@
+"""The forgetting audit (`a`): findings that point at likely damage, each naming its messages.
+
+The audit re-plans prefixes of the chat, so on a big chat it runs in a worker; Enter on a
+finding jumps to its first message. Finding texts quote the chat, so they go in as Content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from inspector.core.audit import AuditFinding, audit
+from inspector.core.replan import Replanner
+from inspector.core.sanitize import one_line
+from inspector.core.session import Inspection
+
+from .base import Dialog
+
+def finding_text(f: AuditFinding) -> str:
+    rows = ", ".join(f"#{r}" for r in f.rows[:8]) + (" …" if len(f.rows) > 8 else "")
+    line = f" · line {f.line}" if f.line else ""
+    return f"{one_line(f.kind.replace('_', ' '), 40)}: {rows or 'no message'}{line}\n  {one_line(f.message, 600)}"
+
+
+@dataclass
+class Audited(Message):
+    findings: list[AuditFinding] | None
+    error: str | None = None
+
+
+class AuditScreen(Dialog):
+    """Dismisses with the row to jump to, or None."""
+
+    DEFAULT_CSS = """
+    AuditScreen > .box { width: 120; height: auto; max-height: 90%; }
+    AuditScreen #audit-list { height: auto; max-height: 70vh; border: none; padding: 0; background: $panel; }
+    """
+    BINDINGS = [Binding("escape", "close", "Close", show=False)]
+
+    def __init__(self, inspection: Inspection, replanner: Replanner):
+        super().__init__()
+        self.inspection, self.replanner = inspection, replanner
+        self.findings: list[AuditFinding] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static(Content("Forgetting audit: auditing…"), id="audit-title")
+            yield OptionList(id="audit-list")
+            yield Static(Content("Enter: jump to the finding's first message · ↑↓ move · Esc: close"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#audit-list", OptionList).focus()
+        self.run_audit()
+
+    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
+    def run_audit(self) -> None:
+        try:
+            # planned here, not taken from the app: a debounced edit may not have re-planned yet
+            findings = audit(self.inspection, self.replanner.current())
+        except Exception as exc:  # a surprise in one chat must not close the app
+            self.post_message(Audited(None, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(Audited(findings))
+
+    @on(Audited)
+    def _audited(self, event: Audited) -> None:
+        title = self.query_one("#audit-title", Static)
+        if event.findings is None:
+            title.update(Content(one_line(f"Forgetting audit failed: {event.error}", 400)))
+            return
+        self.findings = event.findings
+        count = len(event.findings)
+        title.update(Content(f"Forgetting audit: {count} finding(s) under the current thresholds" if count else
+                             "Forgetting audit: no finding (no repeated call after a cut, no split pair, "
+                             "no cut error, no lost turns, no loader hazard)"))
+        options = self.query_one("#audit-list", OptionList)
+        options.clear_options()
+        options.add_options([Option(Content(finding_text(f)), id=str(i)) for i, f in enumerate(event.findings)])
+        if event.findings:
+            options.highlighted = 0
+
+    @property
+    def list_text(self) -> str:
+        options = self.query_one("#audit-list", OptionList)
+        return "\n".join(str(options.get_option_at_index(i).prompt) for i in range(options.option_count))
+
+    @on(OptionList.OptionSelected, "#audit-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        finding = self.findings[int(event.option.id)]
+        if not finding.rows:
+            self.notify("this finding names no message", severity="warning")
+            return
+        self.dismiss(finding.rows[0])

@@ -1,0 +1,253 @@
+"""Why (`w`): every occurrence of a text, whether the model sees it, the rule that hid it, and the fixes.
+
+The trace is quick; the fix search can take seconds on a big chat, so both run in a
+thread worker that posts each occurrence's fixes as they are found, and Escape stops it.
+A fix is applied with one key (its number, or Enter on it): the dialog hands the fix back
+to the app, which sets the threshold through the editor's path and jumps to the message.
+
+Everything shown comes from the chat, so it goes in as Content through one_line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from inspector.core.errors import UsageError
+from inspector.core.fixes import Fix, FixReport, FixSearchCancelled, find_fixes
+from inspector.core.replan import Replanner
+from inspector.core.sanitize import one_line
+from inspector.core.session import Inspection
+from inspector.core.thresholds import KEYS
+from inspector.core.trace import Occurrence, Trace, trace
+
+from ..widgets.dual_view import GLYPHS
+from .base import Dialog
+
+MAX_SHOWN = 200  # occurrences listed (and searched for fixes); a common word can occur thousands of times
+HINT = "Enter: apply the fix / jump to the message · 1-9: apply fix N · i: ignore case · x: regex · Esc: close"
+
+
+def _cell(value) -> str:
+    return "-" if value is None else one_line(value if isinstance(value, str) else str(value), 60)
+
+
+def occurrence_text(o: Occurrence) -> str:
+    where = f", line {o.line}" if o.line else ""
+    state = "VISIBLE" if o.visible else "HIDDEN"
+    return (f"#{o.row}  {_cell(o.role)}  {_cell(o.name)}  {_cell(o.id)}{where}\n"
+            f"  {state}: {GLYPHS.get(o.tier, '')} {o.tier} ({o.reason}) · in {one_line(o.field, 60)} "
+            f"at {o.spot.start:,}-{o.spot.end:,}\n"
+            f"  rule: {one_line(o.why, 600)}\n"
+            f"  text: {one_line(o.context, 200)}")
+
+
+def fix_text(number: int, fix: Fix) -> str:
+    label = f"[{number}]" if number <= 9 else "   "
+    return f"    {label} {one_line(fix.describe(), 300)}"
+
+
+@dataclass
+class Traced(Message):
+    generation: int  # which search it belongs to: an older one may still post after i or x restarted it
+    result: Trace | None
+    error: str | None
+
+
+@dataclass
+class FixesFound(Message):
+    generation: int
+    position: int  # index into the listed occurrences
+    report: FixReport
+    done: int  # hidden occurrences searched so far
+    total: int
+
+
+class WhyScreen(Dialog):
+    """Dismisses with ("fix", Fix, row), ("jump", row) or None."""
+
+    DEFAULT_CSS = """
+    WhyScreen > .box { width: 120; height: auto; max-height: 90%; }
+    WhyScreen #why-list { height: auto; max-height: 65vh; border: none; padding: 0; background: $panel; }
+    WhyScreen #why-verdict { text-style: bold; }
+    WhyScreen .status { color: $warning; }
+    """
+    BINDINGS = [
+        Binding("escape", "close", "Close", show=False),
+        Binding("i", "toggle('ignore_case')", "Ignore case", show=False),
+        Binding("x", "toggle('regex')", "Regex", show=False),
+        *[Binding(str(n), f"apply({n})", f"Fix {n}", show=False) for n in range(1, 10)],
+    ]
+
+    def __init__(self, text: str, inspection: Inspection, replanner: Replanner, regex: bool = False,
+                 ignore_case: bool = False):
+        super().__init__()
+        self.text, self.inspection, self.replanner = text, inspection, replanner
+        self.regex, self.ignore_case = regex, ignore_case
+        self.result: Trace | None = None
+        self.shown: list[Occurrence] = []
+        self.reports: dict[int, FixReport] = {}
+        self.fixes: list[tuple[Fix, Occurrence]] = []  # numbered in list order: fix N is fixes[N - 1]
+        self.searching = False
+        self.worker: Worker | None = None
+        self.generation = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static("", id="why-title")
+            yield Static(Content("tracing…"), id="why-verdict")
+            yield Static("", id="why-status", classes="status")
+            yield OptionList(id="why-list")
+            yield Static(Content(HINT), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#why-list", OptionList).focus()
+        self.start()
+
+    # -- the search --------------------------------------------------------------------
+    def start(self) -> None:
+        flags = f"ignore case {'on' if self.ignore_case else 'off'} · regex {'on' if self.regex else 'off'}"
+        self.query_one("#why-title", Static).update(Content(f"Why: {one_line(repr(self.text), 200)}  ({flags})"))
+        self.result, self.shown, self.reports, self.fixes = None, [], {}, []
+        self.query_one("#why-list", OptionList).clear_options()
+        self.say("tracing…")
+        self.searching = True
+        self.generation += 1
+        self.worker = self.search(self.text, self.regex, self.ignore_case, self.generation)
+
+    @work(thread=True, exclusive=True, group="why", exit_on_error=False)
+    def search(self, text: str, regex: bool, ignore_case: bool, generation: int) -> None:
+        worker = get_current_worker()
+        try:
+            result = trace(self.inspection, text, regex=regex, ignore_case=ignore_case,
+                           prompt=self.replanner.current())
+        except UsageError as exc:
+            self.post_message(Traced(generation, None, str(exc)))
+            return
+        self.post_message(Traced(generation, result, None))
+        hidden = [(i, o) for i, o in enumerate(result.occurrences[:MAX_SHOWN]) if not o.visible]
+        for done, (position, occurrence) in enumerate(hidden, 1):
+            try:
+                report = find_fixes(self.inspection, occurrence, self.replanner, lambda: worker.is_cancelled)
+            except FixSearchCancelled:
+                return
+            self.post_message(FixesFound(generation, position, report, done, len(hidden)))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is not self.worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR,
+                                                                   WorkerState.CANCELLED):
+            return
+        self.searching = False
+        if event.state == WorkerState.ERROR:
+            self.say(f"the search failed: {event.worker.error}")
+        elif event.state == WorkerState.CANCELLED:
+            self.say("fix search stopped (Esc again closes); the fixes found so far are listed")
+        elif self.result is not None:
+            hidden = len([o for o in self.shown if not o.visible])
+            self.say(f"fixes searched for {hidden} hidden occurrence(s)" if hidden else "")
+
+    @on(Traced)
+    def _traced(self, event: Traced) -> None:
+        if event.generation != self.generation:
+            return
+        if event.error is not None:
+            self.query_one("#why-verdict", Static).update(Content(one_line(event.error, 400)))
+            return
+        self.result = event.result
+        self.shown = event.result.occurrences[:MAX_SHOWN]
+        verdict = one_line(event.result.verdict(), 600)
+        if len(event.result.occurrences) > MAX_SHOWN:
+            verdict += f" (the first {MAX_SHOWN} are listed)"
+        self.query_one("#why-verdict", Static).update(Content(verdict))
+        hidden = sum(1 for o in self.shown if not o.visible)
+        self.say(f"searching for fixes: 0 of {hidden} hidden occurrence(s)… (Esc stops)" if hidden else "")
+        self.rebuild()
+
+    @on(FixesFound)
+    def _fixes_found(self, event: FixesFound) -> None:
+        if event.generation != self.generation:
+            return
+        self.reports[event.position] = event.report
+        if event.done < event.total:
+            self.say(f"searching for fixes: {event.done} of {event.total} hidden occurrence(s)… (Esc stops)")
+        self.rebuild()
+
+    # -- the list ------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        options: list[Option] = []
+        self.fixes = []
+        for position, o in enumerate(self.shown):
+            options.append(Option(Content(occurrence_text(o)), id=f"occ:{position}"))
+            report = self.reports.get(position)
+            if o.visible:
+                continue
+            if report is None:
+                if o.message is not None:
+                    options.append(Option(Content("    fixes: searching…"), disabled=True))
+                else:
+                    options.append(Option(Content("    consumed before the strategies: no threshold brings it back"),
+                                          disabled=True))
+                continue
+            for fix in report.fixes:
+                self.fixes.append((fix, o))
+                options.append(Option(Content(fix_text(len(self.fixes), fix)), id=f"fix:{len(self.fixes) - 1}"))
+            if report.fixes:
+                unused = [k for k in KEYS if not report.fixes_for(k) and not any(n.startswith(k) for n in report.notes)]
+                if unused:
+                    options.append(Option(Content(f"    no value of {', '.join(unused)} alone shows it"),
+                                          disabled=True))
+            for line in ([report.blocked] if report.blocked else []) + [f"note: {n}" for n in report.notes]:
+                options.append(Option(Content("    " + one_line(line, 400)), disabled=True))
+        option_list = self.query_one("#why-list", OptionList)
+        highlighted = option_list.highlighted
+        option_list.clear_options()
+        option_list.add_options(options)
+        if options:
+            first_fix = next((i for i, opt in enumerate(options) if (opt.id or "").startswith("fix:")), None)
+            # the first fix is what the user came for: land on it once it exists
+            target = highlighted if highlighted is not None and highlighted > 0 else first_fix
+            option_list.highlighted = min(target or 0, len(options) - 1)
+
+    def say(self, text: str) -> None:
+        self.query_one("#why-status", Static).update(Content(one_line(text, 400)))
+
+    @property
+    def list_text(self) -> str:
+        option_list = self.query_one("#why-list", OptionList)
+        return "\n".join(str(option_list.get_option_at_index(i).prompt) for i in range(option_list.option_count))
+
+    # -- keys --------------------------------------------------------------------------
+    def action_apply(self, number: int) -> None:
+        if not 1 <= number <= len(self.fixes):
+            self.say(f"no fix {number}" + (" yet: still searching" if self.searching else ""))
+            return
+        fix, occurrence = self.fixes[number - 1]
+        self.dismiss(("fix", fix, occurrence.row))
+
+    def action_toggle(self, flag: str) -> None:
+        setattr(self, flag, not getattr(self, flag))
+        self.start()  # exclusive: the running search is cancelled
+
+    def action_close(self) -> None:
+        if self.searching and self.worker is not None:
+            self.worker.cancel()  # the first Escape stops a long search and keeps what was found
+            return
+        self.dismiss(None)
+
+    @on(OptionList.OptionSelected, "#why-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        kind, _, number = (event.option.id or "").partition(":")
+        if kind == "fix":
+            self.action_apply(int(number) + 1)
+        elif kind == "occ":
+            self.dismiss(("jump", self.shown[int(number)].row))

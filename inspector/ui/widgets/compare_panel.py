@@ -1,0 +1,131 @@
+"""The A/B panel: thresholds pinned as A against the ones being edited (B), with the rows that differ.
+
+It shows what core.compare found (the app recomputes it in a worker after each re-plan);
+Enter on a row asks the app to jump there. Chat-derived names go in as Content, never markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from inspector.core.compare import Comparison
+from inspector.core.rows import ROLE_LABELS
+from inspector.core.sanitize import one_line
+from inspector.core.thresholds import KEYS
+
+from .dual_view import GLYPHS, LABELS
+
+MAX_LISTED = 500  # a 20,000-message chat can differ in thousands of rows; the first ones tell the story
+
+
+def _cell(value) -> str:
+    return "-" if value is None else one_line(value if isinstance(value, str) else str(value), 40)
+
+
+def totals_line(comparison: Comparison) -> str:
+    a, b = comparison.totals_a, comparison.totals_b
+    parts = []
+    for key, label in (("messages", "sent"), ("truncated", "✂"), ("dropped", "✗"), ("chars", "chars")):
+        parts.append(f"{label} {a[key]:,} → {b[key]:,}")
+    delta = b["chars"] - a["chars"]
+    return "A → B: " + " · ".join(parts) + f" ({delta:+,})"
+
+
+def title(comparison: Comparison | None) -> str:
+    if comparison is None:
+        return "A/B: A pinned"
+    changed = comparison.changed_keys()
+    if not changed:
+        return "A/B: B equals A (edit a threshold, t)"
+    return "A/B: " + ", ".join(f"{k} {comparison.a[k]:,} → {comparison.b[k]:,}" for k in changed)
+
+
+def change_line(change) -> str:
+    tiers = f"{GLYPHS[change.tier_a]} {LABELS[change.tier_a]} → {GLYPHS[change.tier_b]} {LABELS[change.tier_b]}"
+    role = ROLE_LABELS.get(change.role, change.role) if isinstance(change.role, str) else change.role
+    who = _cell(role) + (f" {_cell(change.name)}" if change.name is not None else "")
+    return f"#{change.row:<5} {tiers:<23} {change.delta:>+9,}  {who}"
+
+
+class ComparePanel(Vertical):
+    DEFAULT_CSS = """
+    ComparePanel {
+        height: auto; max-height: 40%; display: none;
+        border: round $warning; border-title-color: $warning; border-subtitle-color: $text-muted; padding: 0 1;
+    }
+    ComparePanel.-open { display: block; }
+    ComparePanel .ab-head { height: auto; color: $text; }
+    ComparePanel OptionList { height: auto; max-height: 8; border: none; padding: 0; background: $surface; }
+    ComparePanel OptionList:focus { border: none; }
+    """
+    BINDINGS = [Binding("escape", "app.focus_list", "Back to list", show=False)]
+
+    @dataclass
+    class Jump(Message):
+        row: int
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.comparison: Comparison | None = None
+        self.border_title = title(None)
+        self.border_subtitle = "b unpins · c: to the list, Enter jumps"
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="ab-head", classes="ab-head")
+        yield OptionList(id="ab-list")
+
+    @property
+    def options(self) -> OptionList:
+        return self.query_one("#ab-list", OptionList)
+
+    def open(self, pinned: dict[str, int]) -> None:
+        self.comparison = None
+        self.add_class("-open")
+        self.border_title = title(None)
+        values = ", ".join(f"{k}={pinned[k]:,}" for k in KEYS)
+        self._head(f"A = {values}; computing…")
+        self.options.clear_options()
+
+    def close(self) -> None:
+        self.remove_class("-open")
+        self.comparison = None
+
+    def _head(self, text: str) -> None:
+        self.query_one("#ab-head", Static).update(Content(text))
+
+    def show(self, comparison: Comparison) -> None:
+        self.comparison = comparison
+        changes = comparison.changes
+        count = f"{len(changes):,} row(s) differ" if changes else "no row differs"
+        self.border_title = title(comparison)
+        self._head(f"{totals_line(comparison)} · {count}")
+        options = self.options
+        highlighted = options.highlighted
+        options.clear_options()
+        options.add_options([Option(Content(change_line(c)), id=str(c.row)) for c in changes[:MAX_LISTED]])
+        if len(changes) > MAX_LISTED:
+            options.add_option(Option(Content(f"… and {len(changes) - MAX_LISTED:,} more"), disabled=True))
+        if changes:
+            options.highlighted = min(highlighted or 0, len(changes[:MAX_LISTED]) - 1)
+
+    @property
+    def text(self) -> str:
+        """Title, header and listed rows as plain text (what the tests and a screen reader would see)."""
+        head = str(self.query_one("#ab-head", Static).render())
+        rows = [str(self.options.get_option_at_index(i).prompt) for i in range(self.options.option_count)]
+        return "\n".join([str(self.border_title), head, *rows])
+
+    @on(OptionList.OptionSelected, "#ab-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.post_message(self.Jump(int(event.option.id)))

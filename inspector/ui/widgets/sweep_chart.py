@@ -1,0 +1,99 @@
+"""The sweep chart under the threshold being edited: what each value of that key would send.
+
+Two sparklines (prompt characters, dropped messages) over the key's whole useful range,
+a marker under the current value, and a few rows of numbers. The app computes the rows
+in a worker (core.sweep) and hands them down; this widget only draws them.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from inspector.core.sweep import SweepRow
+
+BARS = "▁▂▃▄▅▆▇█"
+TABLE_ROWS = 5  # sampled values besides the current one
+COLUMNS = 24  # values charted: fits the editor (38 cells, less border, padding and scrollbar)
+
+
+def compact(n: int) -> str:
+    """At most 7 cells: 105,561 or 12.35M (a 20,000-message chat has tens of millions of characters)."""
+    return f"{n:,}" if n < 1_000_000 else f"{n / 1_000_000:.2f}M"
+
+
+def sparkline(values: list[int]) -> str:
+    """Bars scaled from zero, not from the minimum: 216,588 against 217,838 characters must look alike."""
+    high = max(values)
+    if high <= 0:
+        return BARS[0] * len(values)
+    return "".join(BARS[round(max(0, v) * (len(BARS) - 1) / high)] for v in values)
+
+
+def marker_column(rows: list[SweepRow], current: int) -> int:
+    """The column nearest the current value (the last one when it is past the range)."""
+    return min(range(len(rows)), key=lambda i: (abs(rows[i].value - current), i))
+
+
+def count(n: int) -> str:
+    """At most 4 cells: 9,999 is 9999, 17,920 is 18k (message counts on a 20,000-message chat)."""
+    return str(n) if n < 10_000 else f"{round(n / 1000)}k"
+
+
+def _row_text(row: SweepRow, mark: str) -> str:
+    if row.error:
+        return f"{mark}{compact(row.value):>7}  scout-ai raises"
+    return (f"{mark}{compact(row.value):>7} {count(row.messages):>5} {count(row.truncated):>4} "
+            f"{count(row.dropped):>4} {compact(row.chars):>7}")
+
+
+def chart_lines(key: str, current: int, rows: list[SweepRow], now: SweepRow | None) -> list[str]:
+    """The chart as plain lines; ``rows`` are the axis values, ``now`` the row at the current value."""
+    if not rows:
+        return [f"sweep {key}: nothing to chart"]
+    column = marker_column(rows, current)
+    past = current > rows[-1].value
+    lines = [f"{key} {compact(rows[0].value)}..{compact(rows[-1].value)}",
+             "chars " + sparkline([r.chars for r in rows]),
+             "drop  " + sparkline([r.dropped for r in rows])]
+    label = "now, past the end" if past else "now"
+    if column >= len(label) + 1:  # the label goes where it fits, so the line never wraps
+        lines.append(" " * (6 + column - len(label) - 1) + f"{label} ▲")
+    else:
+        lines.append(" " * (6 + column) + f"▲ {label}")
+    lines.append(f"  {'value':>7} {'sent':>5} {'✂':>4} {'✗':>4} {'chars':>7}")
+    picks = {round(i * (len(rows) - 1) / (TABLE_ROWS - 1)) for i in range(TABLE_ROWS)}
+    table = [(rows[i].value, _row_text(rows[i], "  ")) for i in sorted(picks)]
+    if now is not None:
+        table = [t for t in table if t[0] != now.value] + [(now.value, _row_text(now, "▶ "))]
+    lines += [text for _, text in sorted(table)]
+    return lines
+
+
+class SweepChart(Static):
+    DEFAULT_CSS = """
+    SweepChart { height: auto; margin-top: 1; padding: 0 0; color: $text; background: $boost; }
+    SweepChart.-stale { color: $text-muted; }
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__("", **kwargs)
+        self.key: str | None = None
+        self.lines: list[str] = []
+
+    def waiting(self, key: str) -> None:
+        """A sweep for ``key`` is running: keep the old numbers, greyed, until it lands."""
+        if key != self.key:
+            self.key, self.lines = key, [f"sweep {key}: computing…"]
+            self.update(Content(self.lines[0]))
+        self.add_class("-stale")
+
+    def show(self, key: str, current: int, rows: list[SweepRow], now: SweepRow | None) -> None:
+        self.key = key
+        self.lines = chart_lines(key, current, rows, now)
+        self.remove_class("-stale")
+        self.update(Content("\n".join(self.lines)))  # numbers only, but never markup
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)

@@ -1,0 +1,72 @@
+"""A/B compare: `b` pins the thresholds as A; edits are B; the panel lists the rows that differ."""
+
+from __future__ import annotations
+
+from inspector.core.compare import compare
+from inspector.core.session import open_inspection
+
+from .conftest import DEMO, edit, settle
+
+
+async def test_pin_edit_lists_changed_rows_and_totals(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        panel = app.compare_panel
+        assert not panel.display
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert panel.display and app.pinned == app.loaded_thresholds
+        assert "B equals A" in panel.text and "no row differs" in panel.text
+        await edit(app, pilot, "max_tool_chars", "213862")
+        text = panel.text
+        assert "A/B: max_tool_chars 100,000 → 213,862" in text
+        assert "A → B: sent 90 → 115 · ✂ 11 → 0 · ✗ 26 → 1 · chars 105,561 → 217,738 (+112,177)" in text
+        assert "36 row(s) differ" in text
+        assert "#3     ✗ dropped → = full" + " " * 9 + "+3,353  output read_file" in text
+        assert "#31    ✂ truncated → = full" + " " * 7 + "+7,910  output grep_logs" in text
+        # the same rows as the core's comparison
+        inspection = open_inspection(DEMO, config_files=[], env={})
+        expected = compare(inspection, inspection.thresholds, app.thresholds)
+        listed = [int(line.split()[0][1:]) for line in text.splitlines() if line.startswith("#")]
+        assert listed == [c.row for c in expected.changes]
+
+
+async def test_compare_list_jumps_and_b_again_unpins(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("b")
+        await settle(app, pilot)
+        await edit(app, pilot, "full_tool_outputs", "54")
+        await pilot.press("escape")  # back to the list
+        assert app.focused is app.view
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.focused is app.compare_panel.options
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        second = app.compare_panel.comparison.changes[1].row
+        assert app.view.current_row == second and app.focused is app.view
+        await pilot.press("c", "escape")
+        await pilot.pause()
+        assert app.focused is app.view
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert app.pinned is None and not app.compare_panel.display
+        await pilot.press("c")  # nothing pinned: greyed out, nothing happens
+        await pilot.pause()
+        assert app.focused is app.view
+
+
+async def test_compare_follows_reset(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await edit(app, pilot, "full_tool_outputs", "54")
+        await pilot.press("escape", "b")
+        await settle(app, pilot)
+        await pilot.press("u")  # B back to the loaded values: the reverse change
+        await settle(app, pilot)
+        text = app.compare_panel.text
+        assert "A/B: full_tool_outputs 54 → 10" in text and "sent 103 → 90" in text

@@ -1,0 +1,79 @@
+"""The sweep chart under the threshold being edited: one row per value, the current one marked."""
+
+from __future__ import annotations
+
+from inspector.core.session import open_inspection
+from inspector.core.sweep import SweepRow, axis, sweep
+from inspector.ui.widgets.sweep_chart import COLUMNS, chart_lines, compact, count, marker_column, sparkline
+
+from .conftest import DEMO, edit, settle
+
+
+def chart(app) -> str:
+    return app.editor.chart.text
+
+
+async def test_chart_follows_the_focused_key(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.editor.chart.lines == []  # the editor is closed: no sweep is spent on a hidden chart
+        await pilot.press("t")
+        await settle(app, pilot)
+        text = chart(app)
+        assert text.startswith("full_tool_calls 0..54\nchars ") and "▲ now" in text
+        assert "▶       0    90   11   26 105,561" in text  # the current value: what the summary says
+        field = app.editor.query_one("#th-max_tool_chars")
+        field.focus()
+        await settle(app, pilot)
+        text = chart(app)
+        assert text.startswith("max_tool_chars 0..217,315")
+        assert "▶ 100,000    90   11   26 105,561" in text
+        assert "  217,315   116    0    0 217,838" in text  # past the total tool characters: everything kept
+        children = list(app.editor.children)
+        assert children.index(app.editor.chart) == children.index(app.editor.query_one("#src-max_tool_chars")) + 1
+        # every line fits the editor: a wrapped chart would be taller than its lines
+        assert app.editor.chart.size.height == len(text.splitlines())
+        assert all(len(line) <= app.editor.chart.size.width for line in text.splitlines())
+
+
+async def test_chart_updates_after_a_change(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        assert app.editor.has_class("-open") and chart(app).startswith("full_tool_calls")  # wide: open at start
+        await edit(app, pilot, "max_tool_chars", "213862")
+        text = chart(app)
+        assert "▶ 213,862   115    0    1 217,738" in text and "100,000" not in text
+        await edit(app, pilot, "full_tool_outputs", "54")
+        text = chart(app)
+        assert text.startswith("full_tool_outputs 0..54")
+        assert "▶      54   115    0    1 217,738" in text  # max_tool_chars stays 213,862
+        assert text.splitlines()[3].endswith("now ▲")  # the marker sits at the right end
+
+
+async def test_chart_rows_are_the_core_sweep(make_app):
+    inspection = open_inspection(DEMO, config_files=[], env={})
+    values = axis(inspection, "full_tool_outputs", COLUMNS)
+    rows = sweep(inspection, "full_tool_outputs", values)
+    now = sweep(inspection, "full_tool_outputs", [10])[0]
+    lines = chart_lines("full_tool_outputs", 10, rows, now)
+    assert lines[1] == "chars " + sparkline([r.chars for r in rows])
+    column = marker_column(rows, 10)
+    assert lines[3].index("▲") == 6 + column
+    assert all(abs(rows[column].value - 10) <= abs(r.value - 10) for r in rows)  # the nearest value charted
+    assert "▶      10    90   11   26 105,561" in lines
+
+
+def test_chart_pieces():
+    assert sparkline([0, 4, 8]) == "▁▅█" and sparkline([5, 5]) == "██" and sparkline([0, 0]) == "▁▁"
+    assert sparkline([216_588, 217_838]) == "██"  # scaled from zero: a 0.5 % change is not a cliff
+    assert compact(105_561) == "105,561" and compact(12_345_678) == "12.35M"
+    assert count(9_999) == "9999" and count(17_920) == "18k" and count(120_400) == "120k"
+    rows = [SweepRow(v, 1, 0, 0, v, v // 4) for v in (0, 10, 20)]
+    assert marker_column(rows, 14) == 1 and marker_column(rows, 500) == 2
+    lines = chart_lines("max_tool_calls", 500, rows, None)
+    assert lines[3].endswith("now, past the end ▲") or lines[3].strip().startswith("▲ now, past the end")
+    assert chart_lines("max_tool_calls", 0, [], None) == ["sweep max_tool_calls: nothing to chart"]
+    error = [SweepRow(3, 0, 0, 0, 0, 0, "boom")]
+    assert "scout-ai raises" in chart_lines("max_tool_calls", 3, error, error[0])[-1]

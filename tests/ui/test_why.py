@@ -1,0 +1,179 @@
+"""Why (`w`): trace a text, see the rule and the fixes, apply one with one key."""
+
+from __future__ import annotations
+
+import threading
+
+from inspector.core.fixes import FixSearchCancelled
+from inspector.ui.screens import why as why_module
+from inspector.ui.screens.help import HelpScreen
+from inspector.ui.screens.why import WhyScreen
+from inspector.ui.widgets.prompt_bar import PromptBar
+from inspector.ui.widgets.summary import SummaryBar
+
+from .conftest import HOSTILE, row_line, screen_text, settle, split
+
+FACT = "reconnect_backoff_ms: 7350"
+
+
+async def ask_why(app, pilot, text: str) -> WhyScreen:
+    await pilot.press("w")
+    await pilot.pause()
+    bar = app.query_one(PromptBar)
+    assert bar.has_class("-open") and bar.mode == "why"
+    bar.value = text  # typed as-is: brackets and all
+    await pilot.press("enter")
+    await settle(app, pilot)
+    assert isinstance(app.screen, WhyScreen)
+    return app.screen
+
+
+def summary(app) -> str:
+    return str(app.query_one(SummaryBar).render())
+
+
+async def test_why_shows_the_hidden_fact_its_rule_and_both_fixes(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, FACT)
+        text = screen.list_text
+        assert "#3  function_call_output  read_file  call_001, line 14" in text
+        assert "HIDDEN: ✗ dropped (beyond_max)" in text
+        assert "rule: dropped: 53rd newest output, beyond max_tool_outputs=40" in text
+        assert "[1] full_tool_outputs >= 54" in text and "[2] max_tool_chars >= 213,862" in text
+        assert "no value of full_tool_calls, max_tool_calls, max_tool_outputs alone shows it" in text
+        shown = screen_text(app)
+        assert "the model sees none of them" in shown and "[1] full_tool_outputs >= 54" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, WhyScreen) and app.thresholds["full_tool_outputs"] == 10
+
+
+async def test_number_key_applies_a_fix_and_the_fact_becomes_visible(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert "messages 116 -> 90 sent" in summary(app)
+        await ask_why(app, pilot, FACT)
+        await pilot.press("1")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, WhyScreen)
+        assert app.thresholds["full_tool_outputs"] == 54
+        assert "messages 116 -> 103 sent" in summary(app)  # the summary moved with the fix
+        editor = app.editor
+        assert editor.query_one("#th-full_tool_outputs").value == "54"
+        assert str(editor.query_one("#src-full_tool_outputs").render()) == "edited (why fix)"
+        assert app.view.current_row == 3  # the cursor is on the message that now shows
+        left, right = split(row_line(app, 3))
+        assert "read_file:" in right and "dropped" not in right
+        detail = app.query_one("#detail").text
+        assert "full: 53rd newest output, within full_tool_outputs=54" in detail
+        # asked again (the bar remembers the text), the same occurrence is visible
+        screen = await ask_why(app, pilot, FACT)
+        assert "VISIBLE: = full (recent_band)" in screen.list_text and "[1]" not in screen.list_text
+        assert "the model sees every one" in screen_text(app)
+
+
+async def test_enter_on_a_highlighted_fix_applies_it(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, FACT)
+        options = screen.query_one("#why-list")
+        assert str(options.highlighted_option.prompt).strip().startswith("[1]")  # lands on the first fix
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        assert app.thresholds["max_tool_chars"] == 213_862 and app.thresholds["full_tool_outputs"] == 10
+        assert "✗ 1 dropped" in summary(app)
+        assert "dropped" not in split(row_line(app, 3))[1]
+
+
+async def test_enter_on_an_occurrence_jumps_to_it(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, FACT)
+        await pilot.press("home", "enter")
+        await settle(app, pilot)
+        assert app.screen is not screen and app.view.current_row == 3 and app.focused is app.view
+        assert app.thresholds == app.loaded_thresholds
+
+
+async def test_ignore_case_and_regex_toggles_retrace(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, "RECONNECT_BACKOFF_MS: 7350")
+        assert "never occurs in the chat" in screen_text(app)
+        await pilot.press("i")
+        await settle(app, pilot)
+        assert "ignore case on" in screen_text(app) and "HIDDEN" in screen.list_text
+        await pilot.press("i")
+        await settle(app, pilot)
+        screen.text = r"reconnect_backoff_ms: \d+"
+        await pilot.press("x")
+        await settle(app, pilot)
+        assert "regex on" in screen_text(app) and "#3  function_call_output" in screen.list_text
+        screen.text = "(unclosed"
+        await pilot.press("x", "x")
+        await settle(app, pilot)
+        assert "bad --regex" in screen_text(app)
+
+
+async def test_escape_stops_a_long_fix_search_then_closes(make_app, monkeypatch):
+    started = threading.Event()
+
+    def slow_fixes(inspection, occurrence, replanner, cancelled):
+        started.set()
+        while not cancelled():
+            threading.Event().wait(0.01)
+        raise FixSearchCancelled
+
+    monkeypatch.setattr(why_module, "find_fixes", slow_fixes)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await pilot.pause()
+        app.query_one(PromptBar).value = FACT
+        await pilot.press("enter")
+        await pilot.pause()
+        assert started.wait(5)
+        screen = app.screen
+        assert "searching for fixes: 0 of 1" in screen_text(app) and "fixes: searching…" in screen.list_text
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen and "fix search stopped" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not screen
+
+
+async def test_markup_looking_text_is_shown_literally(make_app, write_chat):
+    app = make_app(write_chat(HOSTILE))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        for text in ("[bold]", "[/", "[@click=app.quit]clickme[/]"):
+            screen = await ask_why(app, pilot, text)
+            shown = screen_text(app)
+            assert f"Why: {text!r}" in shown
+            assert text in screen.list_text  # the context quotes the chat, brackets kept
+            await pilot.press("escape")
+            await pilot.pause()
+        screen = await ask_why(app, pilot, "[/nothing]")
+        assert "'[/nothing]' never occurs in the chat" in screen_text(app)
+
+
+async def test_help_and_footer_list_the_new_keys(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text").render())
+        for line in ("w              Why:", "b              A/B:", "c              A/B list:",
+                     "a              Audit:", "in Why (w)", "1-9 applies a fix", "sweep chart"):
+            assert line in text, line
+        assert "reserved" not in text
