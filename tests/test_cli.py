@@ -196,3 +196,14 @@ def test_prepare_keeps_wide_integers_and_ruby_floats(tmp_path):
     r = run("prepare", path)
     assert r.stdout == ('[{"role":"assistant","content":"a"},{"content":"x","role":"user","_i":1.5e+20,'
                         '"n":123456789012345678901234567890,"m":{"a":[1.0,2.5e-07,{"b":null}]}}]\n')
+
+
+def test_output_file_gets_the_usual_mode(tmp_path):
+    path = write(tmp_path, rounds(1, 10))
+    out = tmp_path / "new.json"
+    old = os.umask(0o022)
+    try:
+        assert run("prepare", path, "-o", out).returncode == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644

@@ -45,6 +45,11 @@ def write_atomic(target: str | Path, data: bytes, protect: list[str | Path] = ()
             handle.write(data)
         if target.exists():
             os.chmod(tmp, target.stat().st_mode & 0o7777)
+        else:
+            # mkstemp makes 0600 files; a new export gets the usual mode under the user's umask
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except OSError as exc:
         try:
