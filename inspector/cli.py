@@ -239,6 +239,10 @@ def _run_app(args) -> int:
         overrides = parse_assignments(args.sets)
     except UsageError as exc:
         return _fail(str(exc))
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # the app would wait forever for keys that never come (a pipe, a cron job, CI)
+        return _fail("the app needs a terminal; for text output use "
+                     f"'{PROG} explain CHAT' or '{PROG} prepare CHAT'")
     try:
         from inspector.ui.app import run_app
     except ImportError:

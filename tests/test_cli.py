@@ -207,3 +207,11 @@ def test_output_file_gets_the_usual_mode(tmp_path):
     finally:
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_the_app_without_a_terminal_says_so_instead_of_hanging():
+    r = subprocess.run([sys.executable, "-m", "inspector"], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=20)
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("prompt-inspector: error: the app needs a terminal; for text output use "
+                                "'prompt-inspector explain CHAT' or 'prompt-inspector prepare CHAT'")
