@@ -167,18 +167,29 @@ def test_no_argument_and_help():
     assert r.returncode == 0 and "prepare" in r.stdout and "explain" in r.stdout
 
 
-def test_headless_commands_import_neither_textual_nor_rich():
-    code = ("import sys; from inspector.cli import main; import io, contextlib;"
-            "buf = io.StringIO();\n"
-            "with contextlib.redirect_stdout(buf):\n"
-            f"    main(['thresholds', '--no-scout-config'])\n"
-            "import inspector.core.session, inspector.core.report, inspector.core.printers, inspector.core.formats\n"
-            f"sys.stdout = sys.__stdout__; main(['explain', {str(SAMPLE)!r}, '--format', 'json', '-o', '/dev/null'])\n"
-            "print([m for m in ('textual', 'rich') if m in sys.modules or any(k.startswith(m + '.') for k in sys.modules)])")
+HEADLESS_RUNS = [
+    ["thresholds", "--no-scout-config"],
+    ["prepare", str(SAMPLE), "--format", "chat"],
+    ["prepare", str(SAMPLE), "--format", "responses"],
+    ["explain", str(SAMPLE), "--format", "json", "--audit"],
+    ["explain", str(ROOT / "sample_chats" / "debug_session.chat")],
+    ["why", str(SAMPLE), "reconnect_backoff_ms"],
+    ["sweep", str(SAMPLE), "--vary", "max_tool_chars=1000:3000:1000"],
+    ["diff", str(SAMPLE), "--a", "max_tool_chars=1000", "--b", "max_tool_chars=2000"],
+]
+
+
+@pytest.mark.parametrize("argv", HEADLESS_RUNS, ids=lambda a: a[0])
+def test_headless_commands_import_neither_textual_nor_rich(argv):
+    code = ("import sys, io, contextlib\n"
+            "from inspector.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main({argv!r})\n"
+            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip().splitlines()[-1] == "[]"
+    assert r.stdout.strip().splitlines()[-1] == "0 []"
 
 
 def test_output_to_a_device_writes_through_it(tmp_path):
