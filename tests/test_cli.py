@@ -183,7 +183,7 @@ HEADLESS_RUNS = [
 def test_headless_commands_import_neither_textual_nor_rich(argv):
     code = ("import sys, io, contextlib\n"
             "from inspector.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):\n"
             f"    code = main({argv!r})\n"
             "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
