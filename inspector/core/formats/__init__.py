@@ -6,6 +6,7 @@ A format module provides ``NAME``, ``EXTENSIONS``, ``sniff(text) -> bool`` and
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import InputError
@@ -82,8 +83,31 @@ def _detect(text: str, path: str | None) -> tuple[str, bool]:
                      "a scout chat needs a `role:` line)", path)
 
 
+MAP_FROM = 8 * 1024 * 1024  # larger JSON arrays are parsed from a memory map, without a copy in Python
+
+
+def _head(path: str | Path) -> bytes | None:
+    """The first 64 KiB of a large file (None for a small one, which is simply read whole)."""
+    try:
+        if os.stat(path).st_size < MAP_FROM:
+            return None
+        with open(path, "rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return None  # read_bytes reports it
+    return head if head.strip() and b"\x00" not in head else None
+
+
 def load_chat(path: str | Path, input_format: str | None = None) -> Chat:
     shown = str(path)
+    head = _head(path)
+    if head is not None and input_format in (None, json_array.NAME):
+        name, sniffed = (json_array.NAME, True) if input_format else _detect(head.decode("utf-8", "ignore"), shown)
+        if name == json_array.NAME:
+            chat = json_array.load_path(path, shown)
+            chat.format = chat.format or name
+            chat.findings.extend(unknown_role_findings(chat.messages, False))
+            return chat
     data = read_bytes(path)
     if input_format is not None and input_format not in FORMATS:
         raise InputError(f"unknown input format {input_format!r}; known: {', '.join(FORMATS)}", shown)

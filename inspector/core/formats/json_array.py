@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import mmap
+from pathlib import Path
 
 import orjson
 
@@ -41,6 +43,24 @@ def element_lines(text: str) -> list[int]:
         except ValueError:
             break
     return lines
+
+
+def load_path(path, shown: str | None) -> Chat:
+    """A large file parsed from a memory map (no copy of the file in Python); else as ``load_bytes``."""
+    try:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            view = memoryview(mapped)
+            try:
+                parsed = orjson.loads(view)
+            except orjson.JSONDecodeError:
+                parsed = None
+            finally:
+                view.release()
+    except (OSError, ValueError):
+        parsed = None
+    if parsed is None or rubyjson.has_wide_float(parsed):
+        return load_bytes(Path(path).read_bytes(), shown)  # the careful path, which names the line at fault
+    return _build(parsed, shown, lambda: Path(path).read_bytes().decode("utf-8", "replace"))
 
 
 def load_bytes(data: bytes, path: str | None) -> Chat:
