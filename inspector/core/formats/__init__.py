@@ -18,7 +18,6 @@ from .jsondoc import shape
 
 # Sniff order: the specific JSON shapes before the plain array, scout text last (it is the fallback).
 FORMATS = {m.NAME: m for m in (anthropic, openai_responses, openai_chat, json_array, jsonl, scout_chat)}
-MAX_BYTES = 2 * 1024 ** 3
 
 
 def register_format(module) -> None:

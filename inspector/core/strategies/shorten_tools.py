@@ -22,7 +22,7 @@ class ShortenToolsPlan:
     """The outcome of one shorten_tools pass over ``facts`` with the five thresholds."""
 
     __slots__ = ("facts", "thresholds", "state", "chars_before", "error", "tool_chars_after",
-                 "counts", "_by_index", "final_chars")
+                 "counts", "final_chars")
 
     def __init__(self, facts: ToolFacts, thresholds: tuple[int, int, int, int, int]):
         self.facts = facts
@@ -85,7 +85,6 @@ class ShortenToolsPlan:
         self.error = error
         self.final_chars = chars
         self.tool_chars_after = chars + kept_extra
-        self._by_index: dict[int, int] | None = None
         self.counts = None
 
     # -- per message ---------------------------------------------------------------------
