@@ -20,7 +20,13 @@ class DetailPane(TextArea):
         self.border_title = "detail"
         self.shown_row: int | None = None
 
+    # Wrapping costs about 0.3 s per million characters on the UI thread: past this, show the start.
+    LIMIT = 400_000
+
     def show(self, row: int | None, text: str) -> None:
+        if len(text) > self.LIMIT:
+            text = (text[: self.LIMIT] + f"\n\n… {len(text) - self.LIMIT:,} more characters not shown here: "
+                    "y copies the whole original, e exports the prompt")
         if row == self.shown_row and text == self.text:
             return  # a re-plan that did not change this message: keep the scroll position
         self.shown_row = row
