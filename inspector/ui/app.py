@@ -98,7 +98,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
                 yield DetailPane(id="detail")
             yield ThresholdEditor(list(self._choices), id="editor")
         yield PromptBar(id="prompt-bar")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def view(self) -> DualColumnView:
