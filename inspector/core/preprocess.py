@@ -12,13 +12,15 @@ prompt message that followed it, however the list was expanded.
 
 from __future__ import annotations
 
+import os
+import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InputError
 from .model import Chat, Consumed, Finding, Message
-from .scout_files import MAX_IMPORT_DEPTH, directory_files, file_message, find_file, read_chat_file
+from .scout_files import MAX_IMPORT_DEPTH, directory_files, file_message, find_file, is_remote, read_chat_file
 from .thresholds import KEYS, TOKENS
 
 OPTION_ROLES = ("endpoint", "model", "backend", "agent")  # sticky
@@ -80,6 +82,9 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
         name = _text(item.message).strip(" \t\n\v\f\r\0")
         where = item.message.source or work.chat_path
         found = find_file(name, path)
+        if found is None and is_remote(name):
+            raise InputError(f"{role}: {name!r} is a URL: scout-ai fetches it, the inspector does not",
+                             where, item.message.line)
         if found is None:
             raise InputError(f"{role}: {name!r} not found (scout-ai raises 'Import not found: {name}')",
                              where, item.message.line)
@@ -128,6 +133,7 @@ def _sourced(message: Message, source: str) -> Message:
 
 
 def _clear(items: list[Item], work: _Work) -> list[Item]:
+    """``Chat.clear`` (clear.rb): one backward walk that stops at the last ``clear``."""
     last = max((i for i, it in enumerate(items) if it.message.fields.get("role") == "clear"), default=None)
     if last is not None:
         mark = items[last].message
@@ -137,40 +143,45 @@ def _clear(items: list[Item], work: _Work) -> list[Item]:
             else:
                 work.consume(item, "clear", f"before the `clear` at {_line(mark)}: scout-ai removes everything up to it")
         items = items[last + 1:]
-    out: list[Item] = []
-    removed_roles: dict[str, Message] = {}
-    for item in items:
+    kept: list[Item] = []
+    clearing: Item | None = None  # the nearest later clear_tools, when it clears
+    named: list[tuple[str, Item]] = []
+    for item in reversed(items):
         role = item.message.fields.get("role")
         if role == "clear_tools":
-            work.consume(item, "clear_tools", "the `clear_tools` message itself")
-            if _text(item.message).strip(" \t\n\v\f\r\0") == "false":
-                continue
-            kept = []
-            for earlier in out:
-                if earlier.message.fields.get("role") in ("function_call", "function_call_output"):
-                    work.consume(earlier, "clear_tools", f"a tool message before the `clear_tools` at {_line(item.message)}")
-                else:
-                    kept.append(earlier)
-            out = kept
-            continue
-        if role in ("clear_role", "clean_role"):
-            work.consume(item, role, f"the `{role}` message itself")
-            for name in _text(item.message).replace(",", " ").split():
-                removed_roles[name] = item.message
-            continue
-        out.append(item)
-    if removed_roles:
-        kept = []
-        for item in out:
-            role = item.message.fields.get("role")
-            if role in removed_roles:
-                by = removed_roles[role]
-                work.consume(item, by.fields.get("role"), f"role `{role}` removed by the `{by.fields.get('role')}` "
-                             f"at {_line(by)}")
-            else:
+            # `content.to_s != 'false'`: the nearest later clear_tools decides, so a `clear_tools: false`
+            # protects the tool messages before it even when an earlier-read one said true
+            clearing = item if _text(item.message) != "false" else None
+            work.consume(item, "clear_tools", "the `clear_tools` message itself" if clearing else
+                         "the `clear_tools: false` message itself; it keeps the tool messages before it")
+        elif role in ("function_call", "function_call_output"):
+            if clearing is None:
                 kept.append(item)
-        out = kept
-    return out
+            else:
+                work.consume(item, "clear_tools",
+                             f"a tool message before the `clear_tools` at {_line(clearing.message)}")
+        elif role in ("clear_role", "clean_role"):
+            # the whole stripped text is one role name (`clean(new, role)` compares it as is)
+            name = _text(item.message).strip(" \t\n\v\f\r\0")
+            named.append((name, item))
+            work.consume(item, role, f"the `{role}` message itself")
+            if any(c in name for c in ", \t"):
+                work.findings.append(Finding(role, f"`{role}: {name}` at {_line(item.message)}: scout-ai takes the "
+                                             "whole text as one role name, so it names no role of the chat",
+                                             item.message.line))
+        else:
+            kept.append(item)
+    kept.reverse()
+    for name, by in named:  # applied in the walk's order, the last in the file first
+        role = by.message.fields.get("role")
+        out = []
+        for item in kept:
+            if item.message.fields.get("role") == name:
+                work.consume(item, role, f"role `{name}` removed by the `{role}` at {_line(by.message)}")
+            else:
+                out.append(item)
+        kept = out
+    return kept
 
 
 def _clean(items: list[Item], work: _Work) -> list[Item]:
@@ -227,22 +238,40 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
         if role in ("allow_path", "allow_read_path"):
             work.consume(item, "files", f"`{role}` only whitelists a path for tools")
             continue
-        if role not in ("file", "directory"):
+        if role not in ("file", "directory", "pdf", "image"):
             out.append(item)
             continue
         name = _text(item.message).strip(" \t\n\v\f\r\0")
         found = find_file(name, path)
+        if found is None and is_remote(name):
+            work.findings.append(Finding("file", f"`{role}: {name}` at {_line(item.message)} is a URL: scout-ai "
+                                         "fetches it, the inspector does not, so it is left as stored",
+                                         item.message.line))
+            out.append(item)
+            continue
         if found is None or (role == "file" and not Path(found).is_file()) or (role == "directory" and not Path(found).is_dir()):
             work.findings.append(Finding("file", f"`{role}: {name}` at {_line(item.message)}: not found or not "
                                          f"readable here, so it is left as stored (scout-ai raises 'File not found')",
                                          item.message.line))
             out.append(item)
             continue
+        if role in ("pdf", "image"):
+            # `message[:content] = found_file`: the backend later reads that path and sends it base64-encoded
+            if found != _text(item.message):
+                work.consume(item, role, f"its path resolved to {found}")
+                message = item.message
+                item = Item(item.key, Message({**message.fields, "content": found}, message.line, message.end_line,
+                                              message.source))
+            out.append(item)
+            continue
         try:
             if role == "file":
                 made = [file_message(found, name, item.message)]
             else:
-                made = [file_message(f, f, item.message) for f in directory_files(found)]
+                # `Path.setup(target).glob('**/*')` globs `target.find`: an unlocated (relative) path is found
+                # through the `current` path map, {PWD}/<path>, so the names scout-ai writes are absolute
+                base = found if found.startswith(("/", "./")) else re.sub("/+", "/", f"{os.getcwd()}/{found}")
+                made = [file_message(f, f, item.message) for f in directory_files(base)]
         except OSError as exc:
             work.findings.append(Finding("file", f"`{role}: {name}` at {_line(item.message)}: cannot read "
                                          f"({exc.strerror or exc}); left as stored", item.message.line))
@@ -289,6 +318,12 @@ def _options(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
             plain.clear()
         out.append(item)
     merged = {**sticky, **plain}
+    for key, (value, source) in list(merged.items()):
+        # `options.delete_if{|k,v| v.nil? || v == 'nil' }`: a nil value unsets the option (after the merge,
+        # so a plain `option: k nil` also unsets a sticky k)
+        if value is None or value == "nil":
+            del merged[key]
+            _note(work, source, "the value nil unsets it")
     for key, (value, source) in merged.items():
         chat.options[key] = (value, source.message.line)
     if "prompt_strategies" in merged:
@@ -301,7 +336,9 @@ def _options(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
                                      f"reads ~/.scout/etc/AI/{_show(value)}.yaml, whose backend or prompt_strategies "
                                      "keys would change what is sent; the inspector does not read it",
                                      source.message.line))
-    if "agent" in merged:
+    # LLM.ask: `agent_name = nil if %(none false nil).include?(agent_name.to_s)`; %() is one String, so
+    # any substring of it (an empty value, `no`, `one`...) means no agent
+    if "agent" in merged and _show(merged["agent"][0]) not in "none false nil":
         value, source = merged["agent"]
         work.findings.append(Finding("agent", f"`agent: {_show(value)}` at {_line(source.message)}: scout-ai hands "
                                      "the chat to that agent, whose start_chat (not in this file) goes first",
@@ -309,12 +346,16 @@ def _options(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
     return out
 
 
-def _note_reset(work: _Work, key: str, source: Item, assistant: Item) -> None:
+def _note(work: _Work, source: Item, text: str) -> None:
     for index in range(len(work.consumed) - 1, -1, -1):
         _, record = work.consumed[index]
         if record.message is source.message:
-            record.reason += f"; reset by the assistant message at {_line(assistant.message)}, so it has no effect"
+            record.reason += f"; {text}"
             break
+
+
+def _note_reset(work: _Work, key: str, source: Item, assistant: Item) -> None:
+    _note(work, source, f"reset by the assistant message at {_line(assistant.message)}, so it has no effect")
     if key == "prompt_strategies":
         work.findings.append(Finding("option", f"`option: prompt_strategies` at {_line(source.message)} is reset by "
                                      f"the assistant message at {_line(assistant.message)}: scout-ai uses the default "
@@ -349,6 +390,7 @@ def _previous_response(items: list[Item], work: _Work, chat: Chat) -> list[Item]
                          f"before the last previous_response_id ({_line(last)}): with backend responses scout-ai "
                          "sends only what follows it and the server keeps the rest")
         return items[ids[-1] + 1:]
+    chat.options.pop("previous_response_id", None)  # `options.delete :previous_response_id`
     for i in ids:
         work.consume(items[i], "previous_response_id", "removed: the backend is not explicitly `responses`")
     if ids:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .model import Message
@@ -17,16 +18,30 @@ def _ruby_join(directory: str, name: str) -> str:
     return directory.rstrip("/") + "/" + name.lstrip("/") if directory else name
 
 
+def is_remote(name: str) -> bool:
+    """``Open.remote?``: scout-ai fetches such a name instead of looking for a file."""
+    return re.match(r"(?:https?|ftp|ssh)://", name) is not None
+
+
 def find_file(name: str, original: str | None) -> str | None:
-    """``Chat.find_file``: beside the chat that names it, then as given, then in the chats directories."""
+    """``Chat.find_file`` (files.rb): beside the chat that names it, then as given, then ``Scout.chats[name]``.
+
+    Skipped: scout-ai's second candidate, ``File.join(Path.caller_lib_dir(nil, 'chats'), name)``, hangs on
+    where scout-ai itself is installed; a URL (``Open.remote?``) is fetched there and not here.
+    """
     if not name:
         return None
     candidates = []
     if original:
         candidates.append(_ruby_join(os.path.dirname(original) or ".", name))
     candidates.append(name)
+    # Scout.chats[name].exists? walks scout-essentials' path maps in map_order:
+    # current, user, home, local, global, usr (the lib and scratch maps are not reproduced).
+    home = str(Path.home())
     candidates.append(_ruby_join("chats", name))
-    candidates.append(_ruby_join(str(Path.home() / ".scout" / "chats"), name))
+    candidates.append(_ruby_join(f"{home}/.scout/chats", name))
+    for root in (home, "/usr/local", "", "/usr"):
+        candidates.append(_ruby_join(f"{root}/chats/scout", name))
     for candidate in candidates:
         if os.path.exists(candidate):
             return candidate
