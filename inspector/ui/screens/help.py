@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -12,17 +14,24 @@ from ..keymap import APP_ACTIONS, OTHER_KEYS, VIEW_ACTIONS
 from .base import Dialog
 
 
+WIDTH = 66  # the dialog box is 76 columns less its border, padding and scrollbar
+
+
+def _entry(keys: str, text: str) -> str:
+    # a hanging indent keeps the key column clear when a description wraps
+    return textwrap.fill(text, WIDTH, initial_indent=f"  {keys:<14} ", subsequent_indent=" " * 17)
+
+
 def help_text() -> str:
     lines = ["Keys (also in the command palette, ctrl+p)", ""]
     for title, actions in (("In the list", VIEW_ACTIONS), ("Anywhere", APP_ACTIONS)):
         lines.append(title)
         for a in actions:
-            keys = a.shown_keys or a.keys.replace(",", ", ")
-            lines.append(f"  {keys:<14} {a.title}: {a.help}")
+            lines.append(_entry(a.shown_keys or a.keys.replace(",", ", "), f"{a.title}: {a.help}"))
         lines.append("")
     lines.append("Other")
     for keys, text in OTHER_KEYS:
-        lines.append(f"  {keys:<14} {text}")
+        lines.append(_entry(keys, text))
     lines += ["", "Tiers: = full  ✂ truncated  ✗ dropped  ⊘ consumed  ! error  ? not reached",
               "Tokens are an estimate: characters / 4."]
     return "\n".join(lines)
