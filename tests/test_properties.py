@@ -74,3 +74,11 @@ def test_decisions_one_per_message_with_counters():
     counted = [dec.outputs_counted for dec in decisions]
     # counters grow towards older messages
     assert counted == sorted(counted, reverse=True)
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 10_000), size=st.integers(1, 80), values=thresholds, traps=st.booleans())
+def test_all_decisions_in_one_pass_equal_each_decision(seed, size, values, traps):
+    messages = [Message(m) for m in chatgen.chat(seed, messages=size, scale=1500, traps=traps)]
+    plan = ShortenToolsPlan(ToolFacts(messages), values)
+    assert plan.decisions() == [plan.decision(i) for i in range(len(messages))]

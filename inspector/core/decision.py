@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 FULL = "full"
 TRUNCATED = "truncated"
@@ -41,8 +41,9 @@ REASON_TEXT = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(NamedTuple):
+    """A tuple, not a frozen dataclass: a plan builds 20,000 of them in a few milliseconds."""
+
     index: int
     tier: str
     reason: str

@@ -51,6 +51,7 @@ class ToolFacts:
         self.band_errors: dict[int, ScoutError] = {}
         self.position = {index: p for p, index in enumerate(order)}
         self._nontool_chars: int | None = None
+        self._columns = None
 
     # -- the middle band --------------------------------------------------------------
     def shortened(self, position: int) -> int:
@@ -127,6 +128,27 @@ class ToolFacts:
     def shortened_text(self, position: int) -> str | None:
         self.shortened(position)
         return self.short_text.get(position)
+
+    def message_columns(self) -> tuple[list[int], list[str], list[tuple[int, int]]]:
+        """Per message: content length, "call"/"output"/"" and, for those outside the walk, how many
+        tool positions are newer. Threshold-independent, so built once for every plan's decisions."""
+        if self._columns is None:
+            originals, kinds = [], []
+            for message in self.messages:
+                fields = message.fields
+                content = fields.get("content")
+                originals.append(len(content) if type(content) is str else 0)
+                role = fields.get("role")
+                kinds.append("call" if role == "function_call" else "output" if role == "function_call_output" else "")
+            outside, p = [], 0
+            position = self.position
+            for index in range(self.count - 1, -1, -1):
+                if index in position:
+                    p = position[index] + 1
+                else:
+                    outside.append((index, p))
+            self._columns = (originals, kinds, outside)
+        return self._columns
 
     # -- sizes --------------------------------------------------------------------------
     def nontool_chars(self) -> int:

@@ -138,7 +138,7 @@ def _run_chain(messages, label, stages, thresholds, facts) -> Prompt:
                 if source < 0:
                     continue
                 if dec.tier != d.FULL or decisions[source].reason in (d.NO_STRATEGY, d.NOT_TOOL):
-                    decisions[source] = replace(dec, index=source, original_chars=originals[source])
+                    decisions[source] = dec._replace(index=source, original_chars=originals[source])
             if plan.error is not None:
                 e = plan.error
                 error = replace(e, index=origin[e.index]) if origin[e.index] >= 0 else e
@@ -196,16 +196,16 @@ def _settle(messages, current, origin, decisions) -> None:
         sent = final.get(index)
         if sent is None:
             if dec.tier != d.DROPPED:
-                decisions[index] = replace(dec, tier=d.DROPPED, reason=d.CUSTOM, visible_chars=0)
+                decisions[index] = dec._replace(tier=d.DROPPED, reason=d.CUSTOM, visible_chars=0)
             continue
         visible = chars_of(sent.fields.get("content"))
         changed = sent.fields.get("content") != message.fields.get("content")
         if changed and dec.tier != d.TRUNCATED:
-            decisions[index] = replace(dec, tier=d.TRUNCATED, reason=d.CUSTOM, visible_chars=visible)
+            decisions[index] = dec._replace(tier=d.TRUNCATED, reason=d.CUSTOM, visible_chars=visible)
         elif not changed and dec.tier != d.FULL:
-            decisions[index] = replace(dec, tier=d.FULL, visible_chars=visible)
+            decisions[index] = dec._replace(tier=d.FULL, visible_chars=visible)
         elif dec.visible_chars != visible:
-            decisions[index] = replace(dec, visible_chars=visible)
+            decisions[index] = dec._replace(visible_chars=visible)
 
 
 def _kind(message: Message) -> str:

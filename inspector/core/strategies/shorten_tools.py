@@ -142,7 +142,53 @@ class ShortenToolsPlan:
         return self.facts.outs[lo - 1], chars
 
     def decisions(self) -> list[d.Decision]:
-        return [self.decision(i) for i in range(self.facts.count)]
+        """Every message's decision as objects, in one pass over the plan's arrays."""
+        facts = self.facts
+        originals, kind_names, newer_tools = facts.message_columns()
+        state, chars_before, outs, raw, short, kinds, order = (
+            self.state, self.chars_before, facts.outs, facts.raw, facts.short, facts.kinds, facts.order)
+        full_calls, full_outputs, _, _, budget = self.thresholds
+        new, D = tuple.__new__, d.Decision
+        FULL, TRUNCATED, DROPPED, ERROR, UNDECIDED = d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED
+        RECENT, BUDGET, NOTHING = d.RECENT, d.BUDGET, d.NOTHING
+        detail = self.error.describe() if self.error is not None else ""
+        out: list = [None] * facts.count
+        after = []  # tool characters left behind by each tool position, for the messages around it
+        for p, index in enumerate(order):
+            code, counted, before, original = state[p], outs[p], chars_before[p], originals[index]
+            if code == KEEP:
+                limit = full_outputs if kinds[p] == OUTPUT else full_calls
+                if counted < limit:
+                    out[index] = new(D, (index, FULL, RECENT, counted, before, original, original, kind_names[index], ""))
+                    after.append(before + raw[p])
+                elif before < budget:
+                    out[index] = new(D, (index, FULL, BUDGET, counted, before, original, original, kind_names[index], ""))
+                    after.append(before + raw[p])
+                else:
+                    out[index] = new(D, (index, FULL, NOTHING, counted, before, original, original, kind_names[index], ""))
+                    after.append(before)
+            elif code == CUT:
+                out[index] = new(D, (index, TRUNCATED, d.MIDDLE, counted, before, original, short[p], kind_names[index], ""))
+                after.append(before + short[p])
+            elif code == DROP:
+                out[index] = new(D, (index, DROPPED, d.BEYOND_MAX, counted, before, original, 0, kind_names[index], ""))
+                after.append(before)
+            elif code == RAISE:
+                out[index] = new(D, (index, ERROR, d.SCOUT_ERROR, counted, before, original, 0, kind_names[index], detail))
+                after.append(before)
+            else:
+                out[index] = new(D, (index, UNDECIDED, d.NOT_REACHED, counted, before, original, 0, kind_names[index], ""))
+                after.append(before)
+        failed_at = self.error.index if self.error is not None else -1
+        for index, p in newer_tools:  # messages outside the walk: the counters left by the newer tool messages
+            counted, chars = (outs[p - 1], after[p - 1]) if p else (0, 0)
+            original, kind = originals[index], kind_names[index]
+            if index < failed_at:
+                out[index] = new(D, (index, UNDECIDED, d.NOT_REACHED, counted, chars, original, 0, kind, ""))
+            else:
+                reason = d.NO_CONTENT if kind else d.NOT_TOOL
+                out[index] = new(D, (index, FULL, reason, counted, chars, original, original, kind, ""))
+        return out
 
     def tier_of(self, index: int) -> str:
         p = self.facts.position.get(index)
