@@ -6,21 +6,8 @@ import pytest
 
 from inspector.core.errors import InputError
 from inspector.core.formats import load_chat
+from scout_helpers import consumed, load, rc
 from inspector.core.session import open_inspection
-
-
-def load(tmp_path, text: str, name: str = "chat.chat"):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return load_chat(path)
-
-
-def rc(chat) -> list[tuple[str, str]]:
-    return [(m.role, m.content) for m in chat.messages]
-
-
-def consumed(chat) -> list[tuple[str, str, int | None, int]]:
-    return [(c.message.role, c.step, c.message.line, c.before) for c in chat.consumed]
 
 
 def test_empty_messages_are_removed_but_the_parsers_own_first_message_is_not_reported(tmp_path):
