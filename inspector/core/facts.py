@@ -51,6 +51,7 @@ class ToolFacts:
         self.band_errors: dict[int, ScoutError] = {}
         self.position = {index: p for p, index in enumerate(order)}
         self._nontool_chars: int | None = None
+        self._tool_chars: int | None = None
         self._columns = None
 
     # -- the middle band --------------------------------------------------------------
@@ -151,11 +152,16 @@ class ToolFacts:
         return self._columns
 
     # -- sizes --------------------------------------------------------------------------
+    def tool_chars(self) -> int:
+        """Characters of the tool messages the walk counts (fixed whatever the thresholds)."""
+        if self._tool_chars is None:
+            self._tool_chars = sum(self.raw[p] for p in range(len(self.order)) if self.kinds[p] != FAIL)
+        return self._tool_chars
+
     def nontool_chars(self) -> int:
-        """Characters of every message outside ``order`` (fixed whatever the thresholds)."""
+        """Characters of every other message."""
         if self._nontool_chars is None:
-            total = sum(chars_of(m.fields.get("content")) for m in self.messages)
-            self._nontool_chars = total - sum(self.raw[p] for p in range(len(self.order)) if self.kinds[p] != FAIL)
+            self._nontool_chars = sum(chars_of(m.fields.get("content")) for m in self.messages) - self.tool_chars()
         return self._nontool_chars
 
     def keep_prefix_end(self, budget: int, stop: int) -> int:

@@ -77,7 +77,7 @@ class Prompt:
         counts = self.tier_counts()
         if self.plan is not None:
             facts = self.plan.facts
-            tool_before = sum(facts.raw[p] for p, k in enumerate(facts.kinds) if k != 2)
+            tool_before = facts.tool_chars()
             nontool = facts.nontool_chars()
             chars_before = nontool + tool_before
             tool_after = self.plan.tool_chars_after
