@@ -66,7 +66,7 @@ class Consumed:
     before: int  # index of the prompt message it stood before (len(messages) at the end)
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Chat:
     """Everything the inspector knows about one stored chat."""
 
@@ -91,3 +91,6 @@ class Chat:
 
     def __len__(self) -> int:
         return len(self.messages)
+
+    def __repr__(self) -> str:  # cheap: debug output and worker descriptions must not walk every message
+        return f"Chat({self.path!r}, format={self.format!r}, {len(self.messages)} messages)"

@@ -13,7 +13,7 @@ from .strategies import parse_spec
 from .thresholds import Thresholds, resolve
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, repr=False)
 class Inspection:
     chat: Chat
     thresholds: Thresholds
@@ -23,6 +23,9 @@ class Inspection:
     def __post_init__(self):
         if self.facts is None:
             self.facts = ToolFacts(self.chat.messages)
+
+    def __repr__(self) -> str:
+        return f"Inspection({self.chat!r})"
 
     @property
     def strategy_spec(self):

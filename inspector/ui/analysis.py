@@ -86,7 +86,7 @@ class AnalysisMixin:
         editor.chart.waiting(key)
         self._sweep(key, self.thresholds, self.replanner(), self.analysis_inspection(), self.version)
 
-    @work(thread=True, exclusive=True, group="sweep", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="sweep", description="sweep", exit_on_error=False)
     def _sweep(self, key: str, base: Thresholds, rp: Replanner, inspection: Inspection, version: int) -> None:
         worker = get_current_worker()
         rows = []
@@ -131,7 +131,7 @@ class AnalysisMixin:
             return
         self._compare(self.analysis_inspection(), self.pinned, self.thresholds, self.replanner(), self.version)
 
-    @work(thread=True, exclusive=True, group="compare", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="compare", description="compare", exit_on_error=False)
     def _compare(self, inspection: Inspection, a: Thresholds, b: Thresholds, rp: Replanner, version: int) -> None:
         result = compare(inspection, a, b, rp)
         if not get_current_worker().is_cancelled:

@@ -116,7 +116,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.load()
 
     # -- loading ----------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="load", description="load", exit_on_error=False)
     def load(self, keep: Thresholds | None = None) -> None:
         started = time.perf_counter()
         try:
@@ -173,7 +173,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
             version = self.version
             self._plan_timer = self.set_timer(delay, lambda: self.replan(self.thresholds, self.strategies, version))
 
-    @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="plan", description="plan", exit_on_error=False)
     def replan(self, thresholds: Thresholds, strategies: str | None, version: int) -> None:
         if self.inspection is None:
             return
@@ -402,7 +402,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
                 self.export(*result)
         self.push_screen(ExportScreen(self.path), picked)
 
-    @work(thread=True, group="export", exit_on_error=False)
+    @work(thread=True, group="export", description="export", exit_on_error=False)
     def export(self, kind: str, fmt: str, target: Path) -> None:
         from inspector.core.atomic import write_atomic
 

@@ -28,7 +28,7 @@ class SearchMixin:
             return
         self._search(query)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="search", description="search", exit_on_error=False)
     def _search(self, query: str) -> None:
         worker = get_current_worker()
         hits = find_rows(self.rows, query, lambda: worker.is_cancelled)

@@ -60,7 +60,7 @@ class AuditScreen(Dialog):
         self.query_one("#audit-list", OptionList).focus()
         self.run_audit()
 
-    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="audit", description="audit", exit_on_error=False)
     def run_audit(self) -> None:
         try:
             # planned here, not taken from the app: a debounced edit may not have re-planned yet

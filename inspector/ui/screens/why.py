@@ -124,7 +124,7 @@ class WhyScreen(Dialog):
         self.generation += 1
         self.worker = self.search(self.text, self.regex, self.ignore_case, self.generation)
 
-    @work(thread=True, exclusive=True, group="why", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="why", description="why", exit_on_error=False)
     def search(self, text: str, regex: bool, ignore_case: bool, generation: int) -> None:
         worker = get_current_worker()
         try:
