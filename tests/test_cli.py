@@ -102,7 +102,7 @@ def test_thresholds_from_scout_config_in_cwd(tmp_path):
     (("prepare", "missing.json"), "missing.json: no such file"),
     (("prepare", "SAMPLE", "--set", "bogus=1"), "unknown threshold 'bogus'"),
     (("prepare", "SAMPLE", "--set", "max_tool_chars"), "--set expects KEY=VALUE"),
-    (("prepare", "SAMPLE", "--strategies", "magic"), "unknown prompt strategy 'magic'; known: shorten_tools, none"),
+    (("prepare", "SAMPLE", "--strategies", "magic"), "unknown prompt strategy 'magic'; known: shorten_tools, none, shorten_tools_epoch"),
     (("prepare", "SAMPLE", "--format", "yaml"), "unknown --format 'yaml'"),
     (("explain", "SAMPLE", "--format", "yaml"), "invalid choice"),
     (("prepare",), "the following arguments are required: CHAT"),

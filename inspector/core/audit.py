@@ -149,7 +149,7 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befor
         then = prefix_prompts.get(start)
         if then is None and len(prefix_prompts) < PREFIX_REPLANS:
             # what the model was sent when it decided to repeat itself
-            then = prepare_prompt(messages[:start], spec, values)
+            then = prepare_prompt(messages[:start], spec, values, epoch=inspection.epoch)
             prefix_prompts[start] = then
         when = "in the prompt it was sent before the repeat" if then is not None else "in the final prompt"
         tier = (then or prompt).tier_of(answer) if (then is None or then.error is None) else None

@@ -25,6 +25,14 @@ SCOUT_ERROR = "scout_error"
 NOT_REACHED = "not_reached"
 NO_STRATEGY = "no_strategy"
 CUSTOM = "custom_strategy"
+# shorten_tools_epoch
+EPOCH_UNDER = "epoch_under_threshold"
+EPOCH_FULL = "epoch_full"
+EPOCH_PROTECTED = "epoch_protected"
+EPOCH_COMPACTED = "epoch_compacted"
+EPOCH_NOTHING = "epoch_nothing_to_shorten"
+EPOCH_DROPPED = "epoch_dropped"
+EPOCH_UNPARSED = "epoch_unparsed"
 
 REASON_TEXT = {
     RECENT: "recent-N band",
@@ -38,6 +46,13 @@ REASON_TEXT = {
     NOT_REACHED: "not reached (scout-ai raised on a newer message)",
     NO_STRATEGY: "no strategy applied",
     CUSTOM: "changed by a custom strategy",
+    EPOCH_UNDER: "epoch: tool outputs at or under epoch_tool_call_threshold (or the epoch strategy is off)",
+    EPOCH_FULL: "epoch: in the full window (new since the epoch boundary plus epoch_full_tool_calls)",
+    EPOCH_PROTECTED: "epoch: newest instance of a repeated call (same name and arguments), protected",
+    EPOCH_COMPACTED: "epoch: in the compacted window, shortened",
+    EPOCH_NOTHING: "epoch: in the compacted window, but nothing long enough to shorten",
+    EPOCH_DROPPED: "epoch: older than the compacted window, removed",
+    EPOCH_UNPARSED: "epoch: content is not a JSON value, kept as is and not counted",
 }
 
 

@@ -11,6 +11,9 @@ from .facts import ToolFacts, chars_of
 from .model import Message
 from .strategies import lookup, parse_spec
 from .strategies.shorten_tools import ShortenToolsPlan
+from .strategies.shorten_tools_epoch import NAME as EPOCH
+from .strategies.shorten_tools_epoch import EpochSettings
+from .strategies.shorten_tools_epoch import run as run_epoch
 
 
 class Prompt:
@@ -102,23 +105,27 @@ def _is_tool(message: Message) -> bool:
 
 
 def prepare_prompt(messages: list[Message], strategies=None, thresholds: tuple[int, int, int, int, int] | None = None,
-                   facts: ToolFacts | None = None) -> Prompt:
-    """Apply the strategies as scout-ai does. ``thresholds`` is the five values in KEYS order."""
+                   facts: ToolFacts | None = None, epoch: EpochSettings | None = None) -> Prompt:
+    """Apply the strategies as scout-ai does. ``thresholds`` is the five values in KEYS order.
+
+    ``epoch`` is shorten_tools_epoch's four settings; None reads them (config files, environment,
+    defaults) when that strategy runs.
+    """
     from .thresholds import DEFAULTS, KEYS
 
     if thresholds is None:
         thresholds = tuple(DEFAULTS[k] for k in KEYS)
     spec = parse_spec(strategies)
     if callable(spec):
-        return _run_chain(messages, spec, [spec], thresholds, facts)
+        return _run_chain(messages, spec, [spec], thresholds, facts, epoch)
     if spec == ["shorten_tools"]:
         facts = facts if facts is not None and facts.messages is messages else ToolFacts(messages)
         plan = ShortenToolsPlan(facts, thresholds)
         return Prompt(messages, spec, plan, None, None, None, plan.error)
-    return _run_chain(messages, spec, spec, thresholds, facts)
+    return _run_chain(messages, spec, spec, thresholds, facts, epoch)
 
 
-def _run_chain(messages, label, stages, thresholds, facts) -> Prompt:
+def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt:
     originals = [chars_of(m.fields.get("content")) for m in messages]
     decisions = [d.Decision(i, d.FULL, d.NO_STRATEGY if _is_tool(m) else d.NOT_TOOL, None, None, n, n,
                             _kind(m)) for i, (m, n) in enumerate(zip(messages, originals))]
@@ -147,12 +154,53 @@ def _run_chain(messages, label, stages, thresholds, facts) -> Prompt:
             current = plan.messages()
             origin = [origin[j] for j in keep]
             continue
+        if stage == EPOCH:
+            if epoch is None:
+                epoch = EpochSettings.resolve()
+            current, origin, error = _run_epoch(current, origin, decisions, originals, epoch)
+            if error is not None:
+                break
+            continue
         fn = stage if callable(stage) else lookup(stage)
         current, origin = _run_custom(fn, current, origin, decisions, originals)
     if error is None:
         _settle(messages, current, origin, decisions)
         return Prompt(messages, label, None, current, origin, decisions, None)
     return Prompt(messages, label, None, [], [], decisions, error)
+
+
+def _run_epoch(current, origin, decisions, originals, settings):
+    """One shorten_tools_epoch stage; its per-message outcomes become decisions with epoch reasons."""
+    result = run_epoch([m.fields for m in current], settings)
+    for j, outcome in enumerate(result.outcomes):
+        source = origin[j]
+        if source < 0:
+            continue
+        earlier = decisions[source]
+        # a later stage keeping a message whole does not hide what an earlier stage did to it
+        if outcome.tier != d.FULL or earlier.reason in (d.NO_STRATEGY, d.NOT_TOOL):
+            visible = 0 if outcome.tier == d.DROPPED else earlier.visible_chars  # _settle updates the rest
+            decisions[source] = d.Decision(source, outcome.tier, outcome.reason, outcome.counted, None,
+                                           originals[source], visible, earlier.kind)
+    if result.error is not None:
+        e = result.error
+        message = current[e.position]
+        source = origin[e.position]
+        error = ScoutError(source, message.fields.get("role"), e.name, e.id, e.exception, e.why)
+        if source >= 0:
+            decisions[source] = decisions[source]._replace(detail=f"{e.exception}: {e.why}")
+        return [], [], error
+    new_current, new_origin = [], []
+    for j, fields in zip(result.origins, result.messages):
+        if j < 0:
+            new_current.append(Message(dict(fields)))  # the compaction notice scout-ai inserts
+            new_origin.append(-1)
+            continue
+        base = current[j]
+        same = fields is base.fields
+        new_current.append(base if same else Message(dict(fields), base.line, base.end_line, base.source))
+        new_origin.append(origin[j])
+    return new_current, new_origin, None
 
 
 def _run_custom(fn, current, origin, decisions, originals):

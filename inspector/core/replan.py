@@ -45,7 +45,7 @@ class Replanner:
         found = self._cache.get(values)
         if found is None:
             inspection = self.inspection
-            found = prepare_prompt(inspection.chat.messages, self.spec, values, inspection.facts)
+            found = prepare_prompt(inspection.chat.messages, self.spec, values, inspection.facts, inspection.epoch)
             if cache:
                 limit = max(16, CACHE_CELLS // max(1, len(inspection.facts.order)))
                 if len(self._cache) >= limit:

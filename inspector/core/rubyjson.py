@@ -73,7 +73,8 @@ def parse(text: str, exact_integers: bool = True):
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            if "/*" not in text and "//" not in text and not has_long_digits(text):
+            # orjson refuses numbers beyond a double (1e400); Ruby reads them as Infinity
+            if "/*" not in text and "//" not in text and not has_long_digits(text) and "infinity" not in exc.msg:
                 raise RubyJSONError("JSON::ParserError", f"{exc.msg} at line {exc.lineno} column {exc.colno}",
                                     exc.pos) from None
     return _parse_stdlib(text)
@@ -165,3 +166,28 @@ def dumps(value) -> str:
     if kind is float:
         return ruby_float(value)
     raise TypeError(f"cannot serialise {kind.__name__} as JSON")
+
+
+MAX_NESTING = 100  # JSON.parse's default max_nesting
+
+
+def too_deep(text: str, value, limit: int = MAX_NESTING) -> bool:
+    """True when Ruby's ``JSON.parse`` would raise NestingError (arrays/objects nested past ``limit``).
+
+    ``parse`` does not check this itself (shorten_tools' reading of it is unchanged); callers
+    that rescue parse errors, as shorten_tools_epoch does, need it.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False  # cheap bound: cannot nest deeper than the brackets it holds
+
+    def depth(item, level: int) -> bool:
+        if level > limit:
+            return True
+        kind = type(item)
+        if kind is list:
+            return any(depth(v, level + 1) for v in item if type(v) in (list, dict))
+        if kind is dict:
+            return any(depth(v, level + 1) for v in item.values() if type(v) in (list, dict))
+        return False
+
+    return type(value) in (list, dict) and depth(value, 1)

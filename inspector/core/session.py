@@ -10,6 +10,7 @@ from .formats import load_chat
 from .model import Chat
 from .prepare import Prompt, prepare_prompt
 from .strategies import parse_spec
+from .strategies.shorten_tools_epoch import EpochSettings
 from .thresholds import Thresholds, resolve
 
 
@@ -19,6 +20,7 @@ class Inspection:
     thresholds: Thresholds
     strategies: object = None  # None: what the chat chose, else the scout-ai default
     facts: ToolFacts | None = field(default=None)
+    epoch: EpochSettings | None = None  # shorten_tools_epoch's settings; None reads them when it runs
 
     def __post_init__(self):
         if self.facts is None:
@@ -36,7 +38,7 @@ class Inspection:
     def prompt(self, thresholds: Thresholds | None = None, strategies=None) -> Prompt:
         thresholds = thresholds or self.thresholds
         spec = strategies if strategies is not None else self.strategy_spec
-        return prepare_prompt(self.chat.messages, spec, thresholds.as_tuple(), self.facts)
+        return prepare_prompt(self.chat.messages, spec, thresholds.as_tuple(), self.facts, self.epoch)
 
 
 def open_inspection(path: str | Path, *, input_format: str | None = None, overrides: dict[str, str] | None = None,
@@ -47,4 +49,6 @@ def open_inspection(path: str | Path, *, input_format: str | None = None, overri
                          chat_path=str(path))
     if strategies is not None:
         parse_spec(strategies)  # unknown names fail here, before any work
-    return Inspection(chat, thresholds, strategies)
+    # read with the same config files and environment as the thresholds (scout-ai reads both alike)
+    epoch = EpochSettings.resolve(env=env, config_files=config_files)
+    return Inspection(chat, thresholds, strategies, epoch=epoch)

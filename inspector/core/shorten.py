@@ -33,3 +33,11 @@ def shorten_string(string: str, size: int = DEFAULT_SHORT_STRING_LENGTH, warning
     if len(new) < len(string):
         new = f"{warning} ({len(string)}): " + new
     return new
+
+
+def shorten_string_sized(string: str, size: int = DEFAULT_SHORT_STRING_LENGTH, warning: str = WARNING) -> str:
+    """scout-ai S's ``shorten_string``, which honours ``size`` (shorten_tools_epoch cuts outputs to 400)."""
+    new = truncate_string(string, size)
+    if len(new) < len(string):
+        new = f"{warning} ({len(string)}): " + new
+    return new

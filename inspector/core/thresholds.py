@@ -97,8 +97,8 @@ def config_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path
             Path("/tmp/scout/etc/config")]
 
 
-def read_config_files(paths: list[Path]) -> tuple[list[ConfigEntry], list[str]]:
-    """Entries of every readable file, loaded lowest priority first as scout does."""
+def read_config_files(paths: list[Path], keys: tuple[str, ...] = KEYS) -> tuple[list[ConfigEntry], list[str]]:
+    """Entries for ``keys`` in every readable file, loaded lowest priority first as scout does."""
     entries: list[ConfigEntry] = []
     warnings: list[str] = []
     for path in reversed(paths):
@@ -116,7 +116,7 @@ def read_config_files(paths: list[Path]) -> tuple[list[ConfigEntry], list[str]]:
             if not parts:
                 continue
             key = parts[0]
-            if key not in KEYS:
+            if key not in keys:
                 continue
             where = f"{path}:{number}"
             if len(parts) < 2:
@@ -211,6 +211,32 @@ def _find(key, overrides, chat_config, entries, env, chat_path):
     if name in env:
         return "environment", name, env[name]
     return None
+
+
+def resolve_settings(defaults: dict[str, int], *, env: dict[str, str] | None = None,
+                     config_files: list[Path] | None = None) -> tuple[dict[str, Value], tuple[str, ...]]:
+    """Other integer settings read as ``Scout::Config.get(key, :prompt, :context, env: KEY, default: N)``.
+
+    Same order as the thresholds (config files matched by the tokens, then the environment,
+    then the default) and the same ``to_i``; "false"/"nil" in a file fall back to the default.
+    """
+    env = os.environ if env is None else env
+    entries, warnings = read_config_files(config_paths() if config_files is None else config_files, tuple(defaults))
+    values: dict[str, Value] = {}
+    for key, default in defaults.items():
+        entry = _config_lookup(entries, key)
+        name = key.upper()
+        if entry is not None and entry.value in ("false", "nil"):
+            warnings.append(f"{key} {entry.value!r} from {entry.where} is read by scout-ai as nil, "
+                            "so the default applies")
+            values[key] = Value(key, default, "default", "", entry.value)
+        elif entry is not None:
+            values[key] = Value(key, _read(entry.value, key, entry.where, warnings), "config", entry.where, entry.value)
+        elif name in env:
+            values[key] = Value(key, _read(env[name], key, "the environment", warnings), "environment", name, env[name])
+        else:
+            values[key] = Value(key, default, "default")
+    return values, tuple(warnings)
 
 
 def parse_assignments(items: list[str] | None) -> dict[str, str]:

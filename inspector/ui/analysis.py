@@ -36,7 +36,7 @@ class AnalysisMixin:
         """The open chat as the app shows it: the thresholds and strategies being edited, the cached facts."""
         base = self.inspection
         strategies = self.strategies if self.strategies is not None else base.strategies
-        return Inspection(base.chat, self.thresholds, strategies, facts=base.facts)
+        return Inspection(base.chat, self.thresholds, strategies, facts=base.facts, epoch=base.epoch)
 
     def replanner(self) -> Replanner:
         key = (self.inspection, self.strategies)

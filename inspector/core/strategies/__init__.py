@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Callable
 
 ENTRY_POINT_GROUP = "prompt_inspector.strategies"
-BUILTIN = ("shorten_tools", "none")
+# shorten_tools_epoch is scout-ai S's default; here it is selectable, the default stays the seed's.
+BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch")
 DEFAULT = ("shorten_tools",)
 
 StrategyFn = Callable[[list[dict]], list[dict]]
@@ -58,6 +59,10 @@ def known_strategies() -> list[str]:
 
 
 def lookup(name: str) -> StrategyFn:
+    if name == "shorten_tools_epoch":
+        from .shorten_tools_epoch import shorten_tools_epoch
+
+        return shorten_tools_epoch
     _load_entry_points()
     try:
         return _registered[name]
