@@ -90,7 +90,7 @@ class ToolFacts:
             if type(arguments) is not dict:
                 method = "values" if arguments is None or arguments is False else "each"
                 raise _BandError("NoMethodError",
-                                 f"undefined method `{method}' for {_ruby_class(arguments)} "
+                                 f"undefined method `{method}' for {ruby_class(arguments)} "
                                  "(arguments must be a JSON object to be shortened)")
             changed = False
             new_arguments = {}
@@ -114,10 +114,10 @@ class ToolFacts:
             elif type(content) in (list, dict):
                 if len(content) <= 200:
                     return None  # Array/Hash#length is small: returned as is, so unchanged
-                raise _BandError("TypeError", f"no implicit conversion of {_ruby_class(content)} into String "
-                                 f"(MD5 of a {_ruby_class(content)} with {len(content)} elements)")
+                raise _BandError("TypeError", f"no implicit conversion of {ruby_class(content)} into String "
+                                 f"(MD5 of a {ruby_class(content)} with {len(content)} elements)")
             else:
-                raise _BandError("NoMethodError", f"undefined method `length' for {_ruby_class(content)} "
+                raise _BandError("NoMethodError", f"undefined method `length' for {ruby_class(content)} "
                                  "(output content must be a string to be shortened)")
             new = dict(data)
             new["content"] = short
@@ -198,14 +198,14 @@ def _scan(messages, indices):
         if kind is None:
             continue
         if kind == FAIL:
-            fail(index, None, "NoMethodError", f"undefined method `to_sym' for {_ruby_class(role)} (the message has no usable role)")
+            fail(index, None, "NoMethodError", f"undefined method `to_sym' for {ruby_class(role)} (the message has no usable role)")
             continue
         content = fields.get("content")
         if content is None or content is False:
             continue  # `next msg unless json`: passed through, not counted
         if type(content) is not str:
             fail(index, None, "TypeError",
-                 f"no implicit conversion of {_ruby_class(content)} into String (content is not JSON text)")
+                 f"no implicit conversion of {ruby_class(content)} into String (content is not JSON text)")
             continue
         try:
             # the common case inline (ASCII text, orjson); anything unusual takes the careful path
@@ -218,7 +218,7 @@ def _scan(messages, indices):
                 continue
         if type(data) is not dict:
             fail(index, data, "NoMethodError",
-                 f"undefined method `values_at' for {_ruby_class(data)} (content JSON is not an object)")
+                 f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)")
             continue
         order_append(index)
         kinds_append(kind)
@@ -234,7 +234,7 @@ class _BandError(Exception):
         self.why = why
 
 
-def _ruby_class(value) -> str:
+def ruby_class(value) -> str:
     if value is None:
         return "nil"
     if value is True:

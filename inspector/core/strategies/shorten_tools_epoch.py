@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .. import decision as d
 from .. import rubyjson
-from ..facts import _ruby_class
+from ..facts import ruby_class
 from ..rubyinspect import inspect, to_s
 from ..shorten import shorten_string_sized
 
@@ -116,7 +116,7 @@ def _index(value, key: str, position: int):
         return key if key in value else None  # String#[](str): the substring or nil
     if kind is int or kind is list:
         raise _Raise(position, "TypeError", "no implicit conversion of String into Integer")
-    raise _Raise(position, "NoMethodError", f"undefined method `[]' for {_ruby_class(value)}")
+    raise _Raise(position, "NoMethodError", f"undefined method `[]' for {ruby_class(value)}")
 
 
 def _hash_key(value):
@@ -180,7 +180,7 @@ def protected_positions(items: list[dict], total: int) -> set[int]:
 def _values_at_error(data, position: int) -> _Raise:
     if type(data) is list:
         return _Raise(position, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
-    return _Raise(position, "NoMethodError", f"undefined method `values_at' for {_ruby_class(data)} "
+    return _Raise(position, "NoMethodError", f"undefined method `values_at' for {ruby_class(data)} "
                                              "(content JSON is not an object)")
 
 
@@ -200,7 +200,7 @@ def _run(items, settings, outcomes) -> EpochResult:
     for position, message in enumerate(items):
         role = message.get("role")
         if type(role) is not str:  # `m[:role].to_sym` in the count
-            raise _Raise(position, "NoMethodError", f"undefined method `to_sym' for {_ruby_class(role)} "
+            raise _Raise(position, "NoMethodError", f"undefined method `to_sym' for {ruby_class(role)} "
                                                     "(the message has no usable role)")
     total = sum(1 for message in items if message["role"] == "function_call_output")
     threshold, full, compacted, epoch = settings.threshold, settings.full, settings.compacted, settings.size
@@ -295,7 +295,7 @@ def _compact_call(data: dict, position: int) -> str | None:
         if not any(v is not None and v is not False for v in arguments):
             return None  # `[].any?` is false: kept
         raise _Raise(position, "NoMethodError", "undefined method `values' for Array (arguments is an Array)", data)
-    raise _Raise(position, "NoMethodError", f"undefined method `any?' for {_ruby_class(arguments)} "
+    raise _Raise(position, "NoMethodError", f"undefined method `any?' for {ruby_class(arguments)} "
                                             "(arguments is not a Hash)", data)
 
 
