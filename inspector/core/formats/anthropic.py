@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..model import Chat
-from .jsondoc import has_key, has_type, kind_of, require, shape
+from .jsondoc import has_key, has_type, kind_of, objects, require, shape
 from .toolpairs import Builder, text_of
 
 NAME = "anthropic"
@@ -37,10 +37,7 @@ def load(text: str, path: str | None) -> Chat:
         items = value
     else:
         raise InputError(f"expected an Anthropic request with a \"messages\" array, found {kind_of(value)}", path, 1)
-    for index, item in enumerate(items):
-        where = f"messages[{index}]"
-        if not isinstance(item, dict):
-            raise InputError(f"{where} is {kind_of(item)}, not a message object", path)
+    for where, item in objects(items, "messages", "a message object", path):
         role = item.get("role")
         content = item.get("content")
         if not isinstance(content, list):

@@ -40,3 +40,12 @@ def has_type(head: str, *types: str) -> bool:
 def kind_of(value) -> str:
     return {dict: "an object", list: "an array", str: "a string", type(None): "null", bool: "a boolean",
             int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def objects(items: list, array: str, noun: str, path: str | None):
+    """(``array[i]``, item) for each item of a request's array, refusing one that is not an object."""
+    for index, item in enumerate(items):
+        where = f"{array}[{index}]"
+        if not isinstance(item, dict):
+            raise InputError(f"{where} is {kind_of(item)}, not {noun}", path)
+        yield where, item

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..model import Chat
-from .jsondoc import has_key, kind_of, require, shape
+from .jsondoc import has_key, kind_of, objects, require, shape
 from .toolpairs import Builder, parse_arguments, text_of
 
 NAME = "openai-chat"
@@ -36,10 +36,7 @@ def load(text: str, path: str | None) -> Chat:
     if items is None:
         raise InputError(f"expected an OpenAI chat request with a \"messages\" array, found {kind_of(value)}", path, 1)
     b = Builder()
-    for index, item in enumerate(items):
-        where = f"messages[{index}]"
-        if not isinstance(item, dict):
-            raise InputError(f"{where} is {kind_of(item)}, not a message object", path)
+    for where, item in objects(items, "messages", "a message object", path):
         role = item.get("role")
         if role == "tool":
             b.output(item.get("tool_call_id"), item.get("content"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..model import Chat
-from .jsondoc import has_key, has_type, kind_of, require, shape
+from .jsondoc import has_key, has_type, kind_of, objects, require, shape
 from .toolpairs import Builder, parse_arguments, text_of
 
 NAME = "openai-responses"
@@ -40,10 +40,7 @@ def load(text: str, path: str | None) -> Chat:
         raise InputError(f"expected OpenAI Responses input items, found {kind_of(value)}", path, 1)
     if not isinstance(items, list):
         raise InputError(f"\"input\" is {kind_of(items)}, not an array of items", path, 1)
-    for index, item in enumerate(items):
-        where = f"input[{index}]"
-        if not isinstance(item, dict):
-            raise InputError(f"{where} is {kind_of(item)}, not an input item", path)
+    for where, item in objects(items, "input", "an input item", path):
         kind = item.get("type")
         if kind == "function_call":
             b.call(item.get("name"), parse_arguments(item.get("arguments"), keep_raw=False),
