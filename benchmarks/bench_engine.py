@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bigchat  # noqa: E402
-from inspector.core.facts import ToolFacts  # noqa: E402
-from inspector.core.formats import load_chat  # noqa: E402
-from inspector.core.strategies.shorten_tools import ShortenToolsPlan  # noqa: E402
+from inspector.core.scout.tool_facts import ToolFacts  # noqa: E402
+from inspector.core.io.formats import load_chat  # noqa: E402
+from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan  # noqa: E402
 
 ENV_KEYS = ("FULL_TOOL_CALLS", "FULL_TOOL_OUTPUTS", "MAX_TOOL_CALLS", "MAX_TOOL_OUTPUTS", "MAX_TOOL_CHARS")
 

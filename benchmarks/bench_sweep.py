@@ -18,10 +18,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bigchat  # noqa: E402
 
-from inspector.core.replan import output_count  # noqa: E402
-from inspector.core.session import open_inspection  # noqa: E402
-from inspector.core.sweep import sweep  # noqa: E402
-from inspector.core.thresholds import KEYS  # noqa: E402
+from inspector.core.analysis.replan import output_count  # noqa: E402
+from inspector.core.inspection import open_inspection  # noqa: E402
+from inspector.core.analysis.sweep import sweep  # noqa: E402
+from inspector.core.scout.settings import KEYS  # noqa: E402
 
 TARGET_SECONDS = 5.0
 

@@ -18,7 +18,7 @@ sys.path.insert(0, str(HERE.parent))
 from make_json_samples import build  # noqa: E402
 
 from inspector.core.model import Message  # noqa: E402
-from inspector.core.printers.chat import print_chat  # noqa: E402
+from inspector.core.io.printers.chat import print_chat  # noqa: E402
 
 
 def compact(value) -> str:

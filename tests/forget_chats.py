@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from inspector.core.model import Chat, Message
-from inspector.core.session import Inspection
-from inspector.core.thresholds import resolve
+from inspector.core.inspection import Inspection
+from inspector.core.scout.settings import resolve
 
 FACT = "reconnect_backoff_ms: 7350"
 

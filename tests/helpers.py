@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from inspector.core.model import Message
-from inspector.core.prepare import prepare_prompt
-from inspector.core.thresholds import DEFAULTS, KEYS
+from inspector.core.scout.prepare import prepare_prompt
+from inspector.core.scout.settings import DEFAULTS, KEYS
 
 
 def call(name: str, ident: str, **arguments) -> dict:

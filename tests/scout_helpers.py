@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.core.formats import load_chat
+from inspector.core.io.formats import load_chat
 
 
 def load(tmp_path, text: str, name: str = "chat.chat"):

@@ -2,7 +2,7 @@
 
 
 from forget_chats import call, filler, inspection, out
-from inspector.core.audit import audit, error_ends
+from inspector.core.analysis.audit import audit, error_ends
 from inspector.core.model import Chat, Consumed, Finding, Message
 
 
@@ -80,8 +80,8 @@ def test_clear_and_previous_response_id_and_loader_hazards():
 def test_audit_on_the_samples_counts_only_real_lost_turns():
     from pathlib import Path
 
-    from inspector.core.audit import audit
-    from inspector.core.session import open_inspection
+    from inspector.core.analysis.audit import audit
+    from inspector.core.inspection import open_inspection
 
     samples = Path(__file__).resolve().parent.parent / "sample_chats"
     kinds = [f.kind for f in audit(open_inspection(samples / "directives.chat", env={}, config_files=[]))]

@@ -3,10 +3,10 @@
 from pathlib import Path
 
 from forget_chats import call, filler, inspection, middle, out
-from inspector.core.compare import compare
-from inspector.core.facts import chars_of
-from inspector.core.replan import apply
-from inspector.core.session import open_inspection
+from inspector.core.analysis.compare import compare
+from inspector.core.scout.tool_facts import chars_of
+from inspector.core.analysis.replan import apply
+from inspector.core.inspection import open_inspection
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_chats" / "debug_session.json"
 

@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 
 from forget_chats import FACT, call, filler, inspection, middle, out
-from inspector.core.fixes import LOWER, RAISE, _Target, find_fixes, fixes_for_trace
+from inspector.core.analysis.fixes import LOWER, RAISE, _Target, find_fixes, fixes_for_trace
 from inspector.core.model import Chat, Consumed, Message
-from inspector.core.replan import Replanner, output_count
-from inspector.core.session import open_inspection
-from inspector.core.thresholds import KEYS
-from inspector.core.trace import trace
+from inspector.core.analysis.replan import Replanner, output_count
+from inspector.core.inspection import open_inspection
+from inspector.core.scout.settings import KEYS
+from inspector.core.analysis.trace import trace
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_chats" / "debug_session.json"
 
@@ -149,7 +149,7 @@ def test_fixes_match_brute_force_on_random_chats(seed):
 
 
 def test_search_can_be_cancelled():
-    from inspector.core.fixes import FixSearchCancelled
+    from inspector.core.analysis.fixes import FixSearchCancelled
 
     ins = open_inspection(SAMPLE, config_files=[], env={})
     [o] = trace(ins, FACT).occurrences

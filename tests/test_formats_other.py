@@ -7,7 +7,7 @@ import json
 import pytest
 
 from inspector.core.errors import InputError
-from inspector.core.formats import detect, load_chat
+from inspector.core.io.formats import detect, load_chat
 
 CALL = '{"name":"ls","arguments":{"dir":"/tmp"},"id":"call_1"}'
 OUT = '{"name":"ls","content":"a\\nb","id":"call_1"}'

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.core.formats import json_array
-from inspector.core.prepare import prepare_prompt
-from inspector.core.printers import print_json
-from inspector.core.thresholds import resolve
+from inspector.core.io.formats import json_array
+from inspector.core.scout.prepare import prepare_prompt
+from inspector.core.io.printers import print_json
+from inspector.core.scout.settings import resolve
 
 CASES = sorted((Path(__file__).parent / "golden").glob("case_*.json"))
 

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from inspector.core import formats
+from inspector.core.io import formats
 from inspector.core.errors import InputError
-from inspector.core.formats import load_chat
+from inspector.core.io.formats import load_chat
 
 
 @pytest.fixture

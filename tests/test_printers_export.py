@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from inspector.core.formats import load_chat
-from inspector.core.formats.scout_chat import parse
+from inspector.core.io.formats import load_chat
+from inspector.core.io.formats.scout_chat import parse
 from inspector.core.model import Message
-from inspector.core.printers import PRINTERS
-from inspector.core.printers.chat import print_chat
-from inspector.core.printers.responses import response_items
-from inspector.core.session import open_inspection
+from inspector.core.io.printers import PRINTERS
+from inspector.core.io.printers.chat import print_chat
+from inspector.core.io.printers.responses import response_items
+from inspector.core.inspection import open_inspection
 
 
 def msgs(*pairs) -> list[Message]:

@@ -4,11 +4,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chatgen
-from inspector.core import decision as d
-from inspector.core.facts import ToolFacts
+from inspector.core.scout import decision as d
+from inspector.core.scout.tool_facts import ToolFacts
 from inspector.core.model import Message
-from inspector.core.prepare import prepare_prompt
-from inspector.core.strategies.shorten_tools import ShortenToolsPlan
+from inspector.core.scout.prepare import prepare_prompt
+from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 
 thresholds = st.tuples(st.integers(0, 12), st.integers(0, 12), st.integers(0, 25), st.integers(0, 25),
                        st.sampled_from([0, 1, 300, 2000, 8000, 100_000]))

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.core.rubyjson import RubyJSONError, dumps, parse, ruby_float
+from inspector.core.ruby.json import RubyJSONError, dumps, parse, ruby_float
 
 EXPECTED = json.loads((Path(__file__).parent / "shorten_expected.json").read_text(encoding="utf-8"))
 

@@ -2,7 +2,7 @@
 
 import json
 
-from inspector.core import decision as d
+from inspector.core.scout import decision as d
 from helpers import call, output, plan, rounds
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from inspector.core.errors import InputError
-from inspector.core.formats import load_chat
+from inspector.core.io.formats import load_chat
 from scout_helpers import consumed, load, rc
-from inspector.core.session import open_inspection
+from inspector.core.inspection import open_inspection
 
 
 def test_empty_messages_are_removed_but_the_parsers_own_first_message_is_not_reported(tmp_path):

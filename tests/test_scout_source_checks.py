@@ -9,7 +9,7 @@ import os
 import pytest
 
 from inspector.core.errors import InputError
-from inspector.core.formats import load_chat
+from inspector.core.io.formats import load_chat
 from scout_helpers import consumed, load, rc
 
 CALL = 'function_call: {{"name":"t","arguments":{{}},"id":"{0}"}}\n'

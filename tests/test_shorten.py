@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.core.shorten import shorten_string, truncate_string
+from inspector.core.scout.shorten import shorten_string, truncate_string
 
 EXPECTED = json.loads((Path(__file__).parent / "shorten_expected.json").read_text(encoding="utf-8"))
 

@@ -1,7 +1,7 @@
 import pytest
 
-from inspector.core import decision as d
-from inspector.core.strategies import UnknownStrategy, known_strategies, parse_spec, register_strategy, unregister_strategy
+from inspector.core.scout import decision as d
+from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec, register_strategy, unregister_strategy
 from helpers import plan, rounds
 
 

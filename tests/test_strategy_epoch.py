@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from helpers import call, messages, output, rounds
-from inspector.core import decision as d
-from inspector.core.formats import json_array
-from inspector.core.prepare import prepare_prompt
-from inspector.core.printers import print_json
-from inspector.core.shorten import shorten_string, shorten_string_sized
-from inspector.core.strategies import BUILTIN, known_strategies, parse_spec, register_strategy
-from inspector.core.strategies.shorten_tools_epoch import COMPACTION_TEXT, EpochSettings, dedup_key
+from inspector.core.scout import decision as d
+from inspector.core.io.formats import json_array
+from inspector.core.scout.prepare import prepare_prompt
+from inspector.core.io.printers import print_json
+from inspector.core.scout.shorten import shorten_string, shorten_string_sized
+from inspector.core.scout.strategies import BUILTIN, known_strategies, parse_spec, register_strategy
+from inspector.core.scout.strategies.shorten_tools_epoch import COMPACTION_TEXT, EpochSettings, dedup_key
 from scout_helpers import load
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from inspector.core import report
+from inspector.core.present import explain_report as report
 from inspector.core.errors import UsageError
-from inspector.core.session import open_inspection
-from inspector.core.sweep import parse_range, sweep
-from inspector.core.thresholds import KEYS
+from inspector.core.inspection import open_inspection
+from inspector.core.analysis.sweep import parse_range, sweep
+from inspector.core.scout.settings import KEYS
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_chats" / "debug_session.json"
 
@@ -63,7 +63,7 @@ def test_sweep_reports_scout_errors_per_value():
 
 
 def test_rebased_replanner_shares_its_plans():
-    from inspector.core.replan import Replanner
+    from inspector.core.analysis.replan import Replanner
 
     inspection = open_inspection(SAMPLE, config_files=[], env={})
     rp = Replanner(inspection)
@@ -75,7 +75,7 @@ def test_rebased_replanner_shares_its_plans():
 
 
 def test_axis_covers_every_distinct_plan():
-    from inspector.core.sweep import axis
+    from inspector.core.analysis.sweep import axis
 
     inspection = open_inspection(SAMPLE, config_files=[], env={})
     outputs = inspection.facts.outs[-1]

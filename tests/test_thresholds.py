@@ -1,7 +1,7 @@
 import pytest
 
 from inspector.core.errors import UsageError
-from inspector.core.thresholds import parse_assignments, resolve, ruby_to_i
+from inspector.core.scout.settings import parse_assignments, resolve, ruby_to_i
 
 
 @pytest.mark.parametrize("text,value", [("100", 100), ("100k", 100), (" 12", 12), ("1_000", 1000), ("1__0", 1),

@@ -7,8 +7,8 @@ import pytest
 from forget_chats import FACT, call, filler, inspection, middle, out
 from inspector.core.errors import UsageError
 from inspector.core.model import Chat, Consumed, Message
-from inspector.core.shorten import shorten_string
-from inspector.core.trace import trace
+from inspector.core.scout.shorten import shorten_string
+from inspector.core.analysis.trace import trace
 
 
 def test_fact_in_the_middle_of_a_truncated_output_is_hidden():

@@ -11,11 +11,11 @@ from __future__ import annotations
 from textual import work
 from textual.worker import get_current_worker
 
-from inspector.core.compare import compare
-from inspector.core.replan import Replanner
-from inspector.core.session import Inspection
-from inspector.core.sweep import axis, sweep
-from inspector.core.thresholds import Thresholds
+from inspector.core.analysis.compare import compare
+from inspector.core.analysis.replan import Replanner
+from inspector.core.inspection import Inspection
+from inspector.core.analysis.sweep import axis, sweep
+from inspector.core.scout.settings import Thresholds
 
 from .messages import Compared, SweepDone
 from .screens.audit import AuditScreen

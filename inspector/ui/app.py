@@ -20,13 +20,13 @@ from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
-from inspector.core.detail import detail_text
+from inspector.core.present.detail import detail_text
 from inspector.core.errors import InputError, UsageError
-from inspector.core.export import explain_bytes, prepared_bytes
-from inspector.core.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
-from inspector.core.session import open_inspection
-from inspector.core.strategies import UnknownStrategy, known_strategies
-from inspector.core.thresholds import KEYS, Thresholds
+from inspector.core.present.export import explain_bytes, prepared_bytes
+from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
+from inspector.core.inspection import open_inspection
+from inspector.core.scout.strategies import UnknownStrategy, known_strategies
+from inspector.core.scout.settings import KEYS, Thresholds
 
 from .analysis import AnalysisMixin
 from .commands import InspectorCommands
@@ -404,7 +404,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
 
     @work(thread=True, group="export", description="export", exit_on_error=False)
     def export(self, kind: str, fmt: str, target: Path) -> None:
-        from inspector.core.atomic import write_atomic
+        from inspector.core.io.atomic import write_atomic
 
         try:
             prompt = self.inspection.prompt(self.thresholds, self.strategies)
@@ -474,7 +474,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
 
 
 def run_app(args, overrides: dict[str, str], config_files) -> int:
-    from inspector.cli import demo_chat_path
+    from inspector.demo import demo_chat_path
 
     path, label = args.chat, None
     if path is None:

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from inspector.core.prepare import Prompt
-from inspector.core.rows import RowModel
-from inspector.core.session import Inspection
-from inspector.core.thresholds import Thresholds
+from inspector.core.scout.prepare import Prompt
+from inspector.core.present.rows import RowModel
+from inspector.core.inspection import Inspection
+from inspector.core.scout.settings import Thresholds
 
 
 @dataclass

@@ -10,7 +10,7 @@ from bisect import bisect_left, bisect_right
 from textual import work
 from textual.worker import get_current_worker
 
-from inspector.core.search import find_rows
+from inspector.core.present.search import find_rows
 
 from .messages import SearchDone
 

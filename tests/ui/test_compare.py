@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.core.compare import compare
-from inspector.core.session import open_inspection
+from inspector.core.analysis.compare import compare
+from inspector.core.inspection import open_inspection
 
 from .conftest import DEMO, edit, settle
 

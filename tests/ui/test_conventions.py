@@ -108,7 +108,7 @@ async def test_reload_keeps_position_and_thresholds(make_app, write_chat):
 async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch, write_chat):
     """Loader output (consumed messages, findings) is used generically, whatever the format."""
     import inspector.ui.app as app_module
-    from inspector.core.session import open_inspection
+    from inspector.core.inspection import open_inspection
 
     chat_path = write_chat([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}])
 

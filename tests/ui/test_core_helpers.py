@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from inspector.core import decision as d
-from inspector.core.presets import PresetsError, delete_preset, load_presets, save_preset
-from inspector.core.sanitize import display_lines, display_text, one_line
-from inspector.core.session import open_inspection
-from inspector.core.wording import describe, explain_markers, ordinal
+from inspector.core.scout import decision as d
+from inspector.core.io.presets import PresetsError, delete_preset, load_presets, save_preset
+from inspector.core.present.sanitize import display_lines, display_text, one_line
+from inspector.core.inspection import open_inspection
+from inspector.core.present.wording import describe, explain_markers, ordinal
 
 from .conftest import DEMO
 

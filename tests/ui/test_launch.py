@@ -12,7 +12,7 @@ from .conftest import row_line, screen_text, settle, split, view_lines
 
 
 async def test_bundled_demo_is_the_scout_session_with_all_four_tiers(make_app):
-    from inspector.cli import demo_chat_path
+    from inspector.demo import demo_chat_path
 
     app = make_app(demo_chat_path(), label="demo.chat (bundled demo)")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -116,8 +116,8 @@ async def test_layout_at_200x60_shows_the_editor(make_app):
 
 
 def test_core_and_headless_cli_never_import_textual():
-    code = ("import inspector.core.session, inspector.core.rows, inspector.core.detail, inspector.core.search, "
-            "inspector.core.presets, inspector.core.export, inspector.core.sanitize, inspector.cli, sys;"
+    code = ("import inspector.core.inspection, inspector.core.present.rows, inspector.core.present.detail, inspector.core.present.search, "
+            "inspector.core.io.presets, inspector.core.present.export, inspector.core.present.sanitize, inspector.cli, sys;"
             "print([m for m in ('textual', 'rich') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).parents[2])

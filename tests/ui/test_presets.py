@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from inspector.core.presets import presets_path
+from inspector.core.io.presets import presets_path
 from inspector.ui.screens.presets import PresetsScreen
 
 from .conftest import edit, settle

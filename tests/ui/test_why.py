@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from inspector.core.fixes import FixSearchCancelled
+from inspector.core.analysis.fixes import FixSearchCancelled
 from inspector.ui.screens import why as why_module
 from inspector.ui.screens.help import HelpScreen
 from inspector.ui.screens.why import WhyScreen

@@ -17,10 +17,10 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.core.audit import AuditFinding, audit
-from inspector.core.replan import Replanner
-from inspector.core.sanitize import one_line
-from inspector.core.session import Inspection
+from inspector.core.analysis.audit import AuditFinding, audit
+from inspector.core.analysis.replan import Replanner
+from inspector.core.present.sanitize import one_line
+from inspector.core.inspection import Inspection
 
 from .base import Dialog
 

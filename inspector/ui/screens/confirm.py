@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from inspector.core.sanitize import one_line
+from inspector.core.present.sanitize import one_line
 
 from .base import Dialog
 

@@ -15,10 +15,10 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
-from inspector.core.atomic import same_file
-from inspector.core.export import EXPLAIN_FORMATS
-from inspector.core.printers import printer_names
-from inspector.core.sanitize import one_line
+from inspector.core.io.atomic import same_file
+from inspector.core.present.export import EXPLAIN_FORMATS
+from inspector.core.io.printers import printer_names
+from inspector.core.present.sanitize import one_line
 
 from .base import Dialog
 from .confirm import ConfirmScreen

@@ -7,7 +7,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from inspector.core.sanitize import display_text
+from inspector.core.present.sanitize import display_text
 
 from .base import Dialog
 

@@ -12,9 +12,9 @@ from textual.content import Content
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.core.presets import PresetsError, delete_preset, load_presets, presets_path, save_preset
-from inspector.core.sanitize import one_line
-from inspector.core.thresholds import KEYS
+from inspector.core.io.presets import PresetsError, delete_preset, load_presets, presets_path, save_preset
+from inspector.core.present.sanitize import one_line
+from inspector.core.scout.settings import KEYS
 
 from .base import Dialog
 

@@ -23,12 +23,12 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from inspector.core.errors import UsageError
-from inspector.core.fixes import Fix, FixReport, FixSearchCancelled, find_fixes
-from inspector.core.replan import Replanner
-from inspector.core.sanitize import one_line
-from inspector.core.session import Inspection
-from inspector.core.thresholds import KEYS
-from inspector.core.trace import Occurrence, Trace, trace
+from inspector.core.analysis.fixes import Fix, FixReport, FixSearchCancelled, find_fixes
+from inspector.core.analysis.replan import Replanner
+from inspector.core.present.sanitize import one_line
+from inspector.core.inspection import Inspection
+from inspector.core.scout.settings import KEYS
+from inspector.core.analysis.trace import Occurrence, Trace, trace
 
 from ..widgets.dual_view import GLYPHS
 from .base import Dialog

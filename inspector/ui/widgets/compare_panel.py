@@ -17,10 +17,10 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.core.compare import Comparison
-from inspector.core.rows import ROLE_LABELS
-from inspector.core.sanitize import one_line
-from inspector.core.thresholds import KEYS
+from inspector.core.analysis.compare import Comparison
+from inspector.core.present.rows import ROLE_LABELS
+from inspector.core.present.sanitize import one_line
+from inspector.core.scout.settings import KEYS
 
 from .dual_view import GLYPHS, LABELS
 

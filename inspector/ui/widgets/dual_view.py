@@ -21,9 +21,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from inspector.core import decision as d
-from inspector.core.prepare import Prompt
-from inspector.core.rows import RowModel
+from inspector.core.scout import decision as d
+from inspector.core.scout.prepare import Prompt
+from inspector.core.present.rows import RowModel
 
 from ..keymap import VIEW_ACTIONS, bindings
 

@@ -9,8 +9,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from inspector.core import decision as d
-from inspector.core.sanitize import one_line
+from inspector.core.scout import decision as d
+from inspector.core.present.sanitize import one_line
 
 from .dual_view import GLYPHS, LABELS
 

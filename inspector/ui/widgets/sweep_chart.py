@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from inspector.core.sweep import SweepRow
+from inspector.core.analysis.sweep import SweepRow
 
 BARS = "▁▂▃▄▅▆▇█"
 TABLE_ROWS = 5  # sampled values besides the current one

@@ -19,8 +19,8 @@ from textual.validation import Regex
 from textual import events
 from textual.widgets import Button, Input, Label, Select, Static
 
-from inspector.core.sanitize import one_line
-from inspector.core.thresholds import KEYS, Thresholds
+from inspector.core.present.sanitize import one_line
+from inspector.core.scout.settings import KEYS, Thresholds
 
 from .sweep_chart import SweepChart
 

@@ -1,0 +1,71 @@
+"""`prompt-inspector diff CHAT --a KEY=VALUE... --b KEY=VALUE...`: what changes between two settings."""
+
+from __future__ import annotations
+
+from inspector.core.analysis.compare import compare
+from inspector.core.errors import UsageError
+from inspector.core.analysis.replan import apply, parse_value
+from inspector.core.scout.settings import KEYS
+
+from .output import cell, emit, scout_error, table, to_json
+
+
+def assignments(groups: list[list[str]], flag: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in (x for group in groups for x in group):
+        key, sep, value = item.partition("=")
+        key = key.strip().lower()
+        if not sep or not key:
+            raise UsageError(f"{flag} expects KEY=VALUE, got {item!r}")
+        out[key] = parse_value(key, value)
+    return out
+
+
+def add_parser(sub, common) -> None:
+    diff = sub.add_parser("diff", help="compare two settings: every message whose tier or visible text differs")
+    common(diff)
+    diff.add_argument("--a", dest="a", metavar="KEY=VALUE", nargs="*", action="append", default=[],
+                      help="setting A, on top of the thresholds in force (none: those thresholds)")
+    diff.add_argument("--b", dest="b", metavar="KEY=VALUE", nargs="*", action="append", default=[],
+                      help="setting B, on top of the thresholds in force")
+    diff.add_argument("--format", default="table", choices=("table", "json"))
+
+
+def run(args, inspection) -> int:
+    base = inspection.thresholds
+    a = apply(base, assignments(args.a, "--a"))
+    b = apply(base, assignments(args.b, "--b"))
+    result = compare(inspection, a, b)
+    if args.format == "json":
+        emit(args, to_json(result.as_dict()))
+    else:
+        emit(args, render(result))
+    for side, totals in (("A", result.totals_a), ("B", result.totals_b)):
+        if totals["error"]:
+            return scout_error(args, f"with setting {side}: {totals['error']}")
+    return 0
+
+
+def _setting(values, other) -> str:
+    keys = [k for k in KEYS if values[k] != other[k]] or list(KEYS)
+    return " ".join(f"{k}={values[k]}" for k in keys)
+
+
+def _totals(totals: dict) -> str:
+    if totals["error"]:
+        return "scout-ai raises: nothing is sent"
+    return (f"{totals['messages']:,} messages sent ({totals['truncated']:,} truncated, {totals['dropped']:,} dropped), "
+            f"{totals['chars']:,} characters")
+
+
+def render(result) -> str:
+    lines = [f"A: {_setting(result.a, result.b)}  ->  {_totals(result.totals_a)}",
+             f"B: {_setting(result.b, result.a)}  ->  {_totals(result.totals_b)}"]
+    delta = result.totals_b["chars"] - result.totals_a["chars"]
+    lines.append(f"{len(result.changes):,} message(s) differ; B sends {delta:+,} characters")
+    if result.changes:
+        lines.append("")
+        body = [(str(c.row), cell(c.role), cell(c.name), cell(c.id), c.tier_a, c.tier_b, f"{c.chars_a:,}",
+                 f"{c.chars_b:,}", f"{c.delta:+,}") for c in result.changes]
+        lines.extend(table(("#", "role", "tool", "id", "A", "B", "chars A", "chars B", "change"), body, {0, 6, 7, 8}))
+    return "\n".join(lines) + "\n"

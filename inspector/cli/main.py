@@ -1,0 +1,175 @@
+"""Command line: the app by default, and headless commands that never import Textual."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import diff, explain, prepare, sweep, thresholds, why
+from .output import EXIT_OK, EXIT_SCOUT, PROG, fail, note, warn
+
+# each command module has add_parser(sub, common) and run(args, inspection)
+INSPECTING = {"prepare": prepare, "explain": explain, "why": why, "sweep": sweep, "diff": diff}
+COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]  # one line, no usage dump
+        raise _Usage(message)
+
+
+class _Usage(Exception):
+    pass
+
+
+def _common(parser: argparse.ArgumentParser, chat: str = "required") -> None:
+    if chat == "required":
+        parser.add_argument("chat", metavar="CHAT", help="the stored chat file")
+    elif chat == "optional":
+        parser.add_argument("chat", metavar="CHAT", nargs="?", help="a chat whose own config lines count too")
+    parser.add_argument("--set", dest="sets", metavar="KEY=VALUE", action="append", default=[],
+                        help="override a threshold (repeatable), e.g. --set max_tool_chars=50000")
+    parser.add_argument("--scout-config", metavar="PATH", action="append",
+                        help="read these scout etc/config files instead of scout's lookup path")
+    parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
+    if chat != "none":
+        parser.add_argument("--input-format", metavar="FORMAT", help="force the input format instead of detecting it")
+    if chat == "required":
+        parser.add_argument("--strategies", metavar="LIST",
+                            help="comma-separated strategies (default: the chat's choice, else shorten_tools)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Show what a scout-ai agent really sends to its model.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    prepare.add_parser(sub, _common)
+    explain.add_parser(sub, _common)
+    thresholds.add_parser(sub, _common)
+    why.add_parser(sub, _common)
+    sweep.add_parser(sub, _common)
+    diff.add_parser(sub, _common)
+    return parser
+
+
+def build_app_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Open the inspector app on a stored chat (the demo chat by default). "
+                     f"Headless commands: {', '.join(COMMANDS)} (see '{PROG} COMMAND --help').")
+    parser.add_argument("chat", metavar="CHAT", nargs="?", help="the stored chat file (default: the bundled demo)")
+    parser.add_argument("--set", dest="sets", metavar="KEY=VALUE", action="append", default=[],
+                        help="start with this threshold value (repeatable)")
+    parser.add_argument("--strategies", metavar="LIST", help="comma-separated strategies (default: the chat's choice)")
+    parser.add_argument("--input-format", metavar="FORMAT", help="force the input format instead of detecting it")
+    parser.add_argument("--scout-config", metavar="PATH", action="append",
+                        help="read these scout etc/config files instead of scout's lookup path")
+    parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        if argv and argv[0] in COMMANDS:
+            args = build_parser().parse_args(argv)
+            return _run_headless(args)
+        if argv and argv[0] in ("-h", "--help") or argv[:1] == ["help"]:
+            build_app_parser().print_help()
+            print()
+            build_parser().print_help()
+            return EXIT_OK
+        args = build_app_parser().parse_args(argv)
+        if args.version:
+            from inspector import __version__
+
+            print(f"{PROG} {__version__}")
+            return EXIT_OK
+        return _run_app(args)
+    except _Usage as exc:
+        return fail(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_OK
+
+
+def config_files(args: argparse.Namespace) -> list[Path] | None:
+    """The scout config files the user named (``[]``: none), or ``None`` for scout's own lookup path."""
+    if args.no_scout_config:
+        return []
+    if args.scout_config:
+        return [Path(p) for p in args.scout_config]
+    return None
+
+
+def _run_headless(args: argparse.Namespace) -> int:
+    from inspector.core.errors import InputError, UsageError
+    from inspector.core.scout.settings import parse_assignments
+    from inspector.core.scout.strategies import UnknownStrategy
+
+    try:
+        overrides = parse_assignments(args.sets)
+        if args.command == "thresholds":
+            return thresholds.run(args, overrides, config_files(args))
+        from inspector.core.inspection import open_inspection
+
+        inspection = open_inspection(args.chat, input_format=args.input_format, overrides=overrides,
+                                     strategies=args.strategies, config_files=config_files(args))
+        for warning in inspection.thresholds.warnings:
+            warn(warning)
+        command = INSPECTING[args.command]
+        shown_in_output = args.command == "explain" and explain.shows_findings(args)
+        for finding in () if shown_in_output else inspection.chat.findings:
+            note(f"{args.chat}:{finding.line}: {finding.message}" if finding.line else f"{args.chat}: {finding.message}")
+        return command.run(args, inspection)
+    except (InputError, UsageError) as exc:
+        return fail(str(exc))
+    except UnknownStrategy as exc:
+        if args.command != "thresholds" and getattr(args, "strategies", None) is None:
+            # the chat itself asked for it: scout-ai would raise too
+            return fail(f"{args.chat}: {exc}", EXIT_SCOUT)
+        return fail(str(exc))
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    from inspector.core.errors import UsageError
+    from inspector.core.scout.settings import parse_assignments
+
+    try:
+        overrides = parse_assignments(args.sets)
+    except UsageError as exc:
+        return fail(str(exc))
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # the app would wait forever for keys that never come (a pipe, a cron job, CI)
+        return fail("the app needs a terminal; for text output use "
+                    f"'{PROG} explain CHAT' or '{PROG} prepare CHAT'")
+    from inspector.ui.app import run_app
+
+    return run_app(args, overrides, config_files(args))
+
+
+def entry() -> None:
+    """The console script: after a headless command, exit without tearing down every object.
+
+    A large chat is hundreds of MB of Python objects; freeing them one by one at exit
+    costs more than the output took to write, and nothing is left to clean up.
+    """
+    argv = sys.argv[1:]
+    code = main(argv)
+    if argv and argv[0] in COMMANDS:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (BrokenPipeError, OSError):
+            pass
+        os._exit(code)
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    entry()

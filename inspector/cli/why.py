@@ -1,0 +1,68 @@
+"""`prompt-inspector why CHAT TEXT`: every occurrence, whether the model sees it, and what would show it."""
+
+from __future__ import annotations
+
+from inspector.core.analysis.fixes import fixes_for_trace
+from inspector.core.analysis.replan import Replanner
+from inspector.core.present.sanitize import one_line
+from inspector.core.scout.settings import KEYS
+from inspector.core.analysis.trace import trace
+
+from .output import cell, emit, note, scout_error, to_json
+
+
+def add_parser(sub, common) -> None:
+    why = sub.add_parser("why", help="why the model does or does not see a text, and what single change shows it")
+    common(why)
+    why.add_argument("text", metavar="TEXT", help="the text to trace (plain, or a pattern with --regex)")
+    why.add_argument("--regex", action="store_true", help="TEXT is a Python regular expression")
+    why.add_argument("-i", "--ignore-case", action="store_true", help="match regardless of case")
+    why.add_argument("--format", default="table", choices=("table", "json"))
+
+
+def run(args, inspection) -> int:
+    prompt = inspection.prompt()
+    result = trace(inspection, args.text, regex=args.regex, ignore_case=args.ignore_case, prompt=prompt)
+    reports = fixes_for_trace(inspection, result, Replanner(inspection))
+    if args.format == "json":
+        rows = []
+        for occurrence, report in zip(result.occurrences, reports):
+            rows.append({**occurrence.as_dict(), "fixes": [f.as_dict() for f in report.fixes],
+                         "blocked": report.blocked, "notes": report.notes})
+        emit(args, to_json(rows))
+        if not rows:
+            note(result.verdict())
+    else:
+        emit(args, render(result, reports, inspection.thresholds))
+    if prompt.error is not None:
+        return scout_error(args, prompt.error.describe())
+    return 0
+
+
+def render(result, reports, thresholds) -> str:
+    lines = [one_line(result.verdict(), 2000)]
+    for occurrence, report in zip(result.occurrences, reports):
+        o = occurrence
+        lines.append("")
+        where = f", line {o.line}" if o.line else ""
+        lines.append(f"#{o.row}  {cell(o.role)}  {cell(o.name)}  {cell(o.id)}{where}")
+        state = "VISIBLE" if o.visible else "HIDDEN"
+        lines.append(f"    {state}: {o.tier} ({o.reason}); found in {o.field} at {o.spot.start:,}-{o.spot.end:,}")
+        lines.append(f"    rule: {one_line(o.why, 1000)}")
+        lines.append(f"    text: {one_line(o.context, 200)}")
+        if o.visible:
+            continue
+        if report.fixes:
+            lines.append("    single changes that show it:")
+            lines.extend(f"      {f.describe()}" for f in report.fixes)
+            unused = [k for k in KEYS if not report.fixes_for(k) and not _noted(report, k)]
+            if unused:
+                lines.append(f"    no value of {', '.join(unused)} alone shows it")
+        if report.blocked:
+            lines.append(f"    {report.blocked}")
+        lines.extend(f"    note: {n}" for n in report.notes)
+    return "\n".join(lines) + "\n"
+
+
+def _noted(report, key: str) -> bool:
+    return any(n.startswith(key) for n in report.notes)

@@ -1,0 +1,268 @@
+"""The forgetting audit: findings that point at likely damage done by what the model was not sent.
+
+Each finding names the messages involved (explain's `#` and the prompt index), so the
+CLI can list them and the app can jump to them. The patterns:
+
+* repeated_call: the agent made a call it had already made (same tool, same
+  arguments) while the earlier result was dropped or truncated in the prompt it saw
+  at that moment (the chat up to the repeat, re-planned), a sign it forgot;
+* call_without_output / output_without_call: one half of a call/output pair is sent
+  and the other dropped, so the model sees a question without its answer or the reverse;
+* cut_error: a truncated output whose cut removed the end of an error message or a
+  stack trace: one whose start the model still sees, or the output's last error with
+  none left in the kept tail (the line that says what went wrong is what it needed);
+* consumed_turns: a `clear` or `previous_response_id` removed earlier turns before the
+  strategies ran;
+* loader_*: hazards the loader noticed (Chat.findings), e.g. a block that swallows lines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from inspector.core.scout import decision as d
+from inspector.core.scout.tool_facts import CALL, OUTPUT
+from inspector.core.scout.prepare import Prompt, prepare_prompt
+from inspector.core.present.explain_report import tool_identity
+from inspector.core.ruby.json import RubyJSONError, parse
+from inspector.core.inspection import Inspection
+from inspector.core.scout.strategies import parse_spec
+from inspector.core.analysis.trace import row_numbers, row_of_message
+from inspector.core.analysis.visibility import kept_ranges
+
+PREFIX_REPLANS = 400  # repeated calls checked against the prompt of their time; later ones use the final prompt
+REMOVING_STEPS = ("clear", "previous_response_id")
+
+# The ends of error reports: a Python traceback through its exception line, runs of stack
+# frames (Python, Java/JS, Ruby), and single lines naming an error.
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t].*\n)*[^\s\n].*")
+_FRAMES = re.compile(r"(?:^[ \t]+(?:File \".*\", line \d+|at [\w$.<>/]+.*|from \S+:\d+.*)$\n?)+", re.M)
+_ERROR_LINE = re.compile(r"^.*\b(?:[A-Z]\w*(?:Error|Exception)|ERROR|FATAL|FAILED|panic)\b.*$", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFinding:
+    kind: str
+    message: str
+    rows: tuple[int, ...]  # explain `#` of each message involved
+    messages: tuple[int | None, ...]  # prompt message index of each (None: a consumed message)
+    line: int | None = None
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "message": self.message, "rows": list(self.rows),
+                "messages": list(self.messages), "line": self.line}
+
+
+class _Tools:
+    """Tool calls and outputs with their names, ids, arguments and pairing."""
+
+    def __init__(self, inspection: Inspection):
+        facts = inspection.facts
+        self.calls: list[int] = []
+        self.outputs: list[int] = []
+        self.identity: dict[int, tuple[object, object]] = {}
+        self.arguments: dict[int, str] = {}
+        for p in range(len(facts.order) - 1, -1, -1):  # oldest first
+            index, kind, parsed = facts.order[p], facts.kinds[p], facts.parsed[p]
+            if kind not in (CALL, OUTPUT):
+                continue
+            self.identity[index] = tool_identity(parsed)
+            if kind == CALL:
+                self.calls.append(index)
+                self.arguments[index] = _canonical(parsed.get("arguments"))
+            else:
+                self.outputs.append(index)
+        self.output_of: dict[int, int] = {}
+        self.call_of: dict[int, int] = {}
+        waiting: dict[object, list[int]] = {}
+        events = sorted([(i, CALL) for i in self.calls] + [(i, OUTPUT) for i in self.outputs])
+        last_call = None
+        for index, kind in events:
+            ident = self.identity[index][1]
+            if kind == CALL:
+                waiting.setdefault(ident, []).append(index)
+                last_call = index
+                continue
+            queue = waiting.get(ident) if ident is not None else None
+            if queue:
+                call = queue.pop(0)
+            elif ident is None and last_call is not None and last_call not in self.output_of:
+                call = last_call  # no ids: an output answers the call just before it
+            else:
+                continue
+            self.output_of[call] = index
+            self.call_of[index] = call
+
+
+def _canonical(arguments) -> str:
+    try:
+        return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return repr(arguments)
+
+
+def _batch_start(messages, index: int) -> int:
+    """The first call of the model turn that produced ``index`` (parallel calls come together)."""
+    while index > 0 and messages[index - 1].fields.get("role") == "function_call":
+        index -= 1
+    return index
+
+
+def audit(inspection: Inspection, prompt: Prompt | None = None) -> list[AuditFinding]:
+    prompt = prompt or inspection.prompt()
+    befores, order = row_numbers(inspection)
+    tools = _Tools(inspection)
+    findings: list[AuditFinding] = []
+    findings += _repeated_calls(inspection, prompt, tools, befores)
+    findings += _split_pairs(inspection, prompt, tools, befores)
+    findings += _cut_errors(inspection, prompt, befores)
+    findings += _consumed(inspection, order)
+    findings += _loader(inspection, befores)
+    findings.sort(key=lambda f: (f.rows[0] if f.rows else -1, f.kind))
+    return findings
+
+
+def _name(tools: _Tools, index: int) -> str:
+    name = tools.identity.get(index, (None, None))[0]
+    return str(name) if name is not None else "?"
+
+
+def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befores) -> list[AuditFinding]:
+    messages = inspection.chat.messages
+    spec = parse_spec(inspection.strategy_spec)
+    values = inspection.thresholds.as_tuple()
+    seen: dict[tuple, int] = {}
+    prefix_prompts: dict[int, Prompt] = {}
+    out = []
+    for call in tools.calls:
+        key = (tools.identity[call][0], tools.arguments[call])
+        earlier = seen.get(key)
+        seen[key] = call
+        if earlier is None:
+            continue
+        answer = tools.output_of.get(earlier)
+        if answer is None or answer > call:
+            continue
+        start = _batch_start(messages, call)
+        then = prefix_prompts.get(start)
+        if then is None and len(prefix_prompts) < PREFIX_REPLANS:
+            # what the model was sent when it decided to repeat itself
+            then = prepare_prompt(messages[:start], spec, values, epoch=inspection.epoch)
+            prefix_prompts[start] = then
+        when = "in the prompt it was sent before the repeat" if then is not None else "in the final prompt"
+        tier = (then or prompt).tier_of(answer) if (then is None or then.error is None) else None
+        if tier not in (d.DROPPED, d.TRUNCATED):
+            continue
+        involved = (earlier, answer, call)
+        out.append(AuditFinding(
+            "repeated_call",
+            f"message {call} repeats the {_name(tools, call)} call of message {earlier} with the same arguments; "
+            f"the earlier result (message {answer}) was {tier} {when}",
+            tuple(row_of_message(befores, i) for i in involved), involved, inspection.chat.line_of(call)))
+    return out
+
+
+def _sent(prompt: Prompt, index: int) -> bool:
+    return prompt.tier_of(index) in (d.FULL, d.TRUNCATED)
+
+
+def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, befores) -> list[AuditFinding]:
+    if prompt.error is not None:
+        return []  # nothing is sent at all; the error itself is the finding
+    out = []
+    for call, answer in sorted(tools.output_of.items()):
+        call_sent, answer_sent = _sent(prompt, call), _sent(prompt, answer)
+        if call_sent == answer_sent:
+            continue
+        if call_sent:
+            kind = "call_without_output"
+            text = (f"the {_name(tools, call)} call (message {call}) is sent but its output (message {answer}) "
+                    "is dropped: the model sees the question without the answer")
+        else:
+            kind = "output_without_call"
+            text = (f"the {_name(tools, call)} output (message {answer}) is sent but its call (message {call}) "
+                    "is dropped: the model sees an answer without the question")
+        involved = (call, answer)
+        out.append(AuditFinding(kind, text, tuple(row_of_message(befores, i) for i in involved), involved,
+                                inspection.chat.line_of(call)))
+    return out
+
+
+def error_ends(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each error report in ``text``; its end is what a cut must not remove."""
+    spans = [m.span() for m in _TRACEBACK.finditer(text)]
+    spans += [m.span() for m in _FRAMES.finditer(text) if m.group().strip()]
+    spans += [m.span() for m in _ERROR_LINE.finditer(text)]
+    return sorted(set(spans))
+
+
+def _cut_errors(inspection: Inspection, prompt: Prompt, befores) -> list[AuditFinding]:
+    if prompt.error is not None:
+        return []
+    facts = inspection.facts
+    out = []
+    for index in sorted(facts.order[p] for p in range(len(facts.order)) if facts.kinds[p] == OUTPUT):
+        if prompt.tier_of(index) != d.TRUNCATED:
+            continue
+        p = facts.position[index]
+        original = facts.parsed[p].get("content")
+        try:
+            shown = parse(prompt.visible_content(index)).get("content")
+        except (RubyJSONError, AttributeError, TypeError):
+            continue
+        if not isinstance(original, str) or not isinstance(shown, str):
+            continue
+        kept = kept_ranges(original, shown)
+        if kept is None:
+            continue
+        head, tail = kept
+        reports = error_ends(original)
+        # an error whose start is shown but whose end is cut, or a last error lost with no other in the tail:
+        # the model sees that something failed but not what (errors wholly inside the cut are just hidden text)
+        lost = [(a, b) for a, b in reports if a < head < b]
+        if not lost and reports and head < reports[-1][1] <= tail and not any(a >= tail for a, _ in reports):
+            lost = [reports[-1]]
+        if not lost:
+            continue
+        a, b = lost[0]
+        first = original[a:b].strip().splitlines()[-1][:120] if original[a:b].strip() else ""
+        name = tool_identity(facts.parsed[p])[0]
+        out.append(AuditFinding(
+            "cut_error",
+            f"the {name} output (message {index}) is truncated and the cut (characters {head:,}-{tail:,} of "
+            f"{len(original):,}) removed the end of {len(lost)} error report(s); first: {first!r}",
+            (row_of_message(befores, index),), (index,), inspection.chat.line_of(index)))
+    return out
+
+
+def _consumed(inspection: Inspection, order: list[int]) -> list[AuditFinding]:
+    consumed = inspection.chat.consumed
+    groups: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    for rank, k in enumerate(order):
+        item = consumed[k]
+        # the directive line itself is not an earlier turn (a plain previous_response_id is just removed)
+        if item.step in REMOVING_STEPS and item.message.fields.get("role") not in REMOVING_STEPS:
+            groups.setdefault((item.step, item.before), []).append((item.before + rank, k))
+    out = []
+    for (step, before), items in groups.items():
+        rows = tuple(row for row, _ in items)
+        lines = [consumed[k].message.line for _, k in items if consumed[k].message.line]
+        span = f" (lines {min(lines)}-{max(lines)})" if lines else ""
+        what = "a clear" if step == "clear" else "previous_response_id"
+        out.append(AuditFinding(
+            "consumed_turns",
+            f"{what} removed {len(items)} earlier message(s){span} before the strategies ran; the model is not "
+            f"sent them whatever the thresholds ({consumed[items[0][1]].reason})",
+            rows, tuple(None for _ in items), min(lines) if lines else None))
+    return out
+
+
+def _loader(inspection: Inspection, befores) -> list[AuditFinding]:
+    out = []
+    for finding in inspection.chat.findings:
+        indices = tuple(i for i in finding.indices if 0 <= i < len(inspection.chat.messages))
+        out.append(AuditFinding(f"loader_{finding.kind}", finding.message,
+                                tuple(row_of_message(befores, i) for i in indices), indices, finding.line))
+    return out

@@ -1,0 +1,93 @@
+"""Compare two settings: every message whose tier or visible text differs, with the size change.
+
+Feeds `prompt-inspector diff` and the app's A/B view (A pinned, B edited live), so it
+must stay cheap: on the shorten_tools fast path only tool messages whose plan state
+differs are looked at, since the same state means the same visible text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from inspector.core.scout import decision as d
+from inspector.core.scout.tool_facts import chars_of
+from inspector.core.scout.prepare import Prompt
+from inspector.core.analysis.replan import Replanner, prompt_chars
+from inspector.core.present.explain_report import tool_identity
+from inspector.core.inspection import Inspection
+from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.analysis.trace import row_numbers, row_of_message
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    row: int  # the `#` of explain
+    message: int
+    role: object
+    name: object
+    id: object
+    tier_a: str
+    tier_b: str
+    chars_a: int  # visible characters under A (0 when not sent, as when scout-ai raises)
+    chars_b: int
+
+    @property
+    def delta(self) -> int:
+        return self.chars_b - self.chars_a
+
+    def as_dict(self) -> dict:
+        return {"index": self.row, "message": self.message, "role": self.role, "name": self.name, "id": self.id,
+                "tier_a": self.tier_a, "tier_b": self.tier_b, "chars_a": self.chars_a, "chars_b": self.chars_b,
+                "delta": self.delta}
+
+
+@dataclass(slots=True)
+class Comparison:
+    a: Thresholds
+    b: Thresholds
+    changes: list[Change] = field(default_factory=list)
+    totals_a: dict = field(default_factory=dict)
+    totals_b: dict = field(default_factory=dict)
+
+    def changed_keys(self) -> list[str]:
+        return [k for k in KEYS if self.a[k] != self.b[k]]
+
+    def as_dict(self) -> dict:
+        return {"a": self.a.as_ints(), "b": self.b.as_ints(), "totals_a": self.totals_a, "totals_b": self.totals_b,
+                "changes": [c.as_dict() for c in self.changes]}
+
+
+def _totals(prompt: Prompt) -> dict:
+    counts = prompt.tier_counts()
+    chars = prompt_chars(prompt)
+    return {"messages": 0 if prompt.error else counts[d.FULL] + counts[d.TRUNCATED],
+            "truncated": counts[d.TRUNCATED], "dropped": counts[d.DROPPED], "chars": chars,
+            "error": prompt.error.describe() if prompt.error else None}
+
+
+def _sent(prompt: Prompt, index: int):
+    return None if prompt.error is not None else prompt.visible_content(index)
+
+
+def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Replanner | None = None) -> Comparison:
+    rp = replanner or Replanner(inspection)
+    pa, pb = rp.prompt(a.as_tuple()), rp.prompt(b.as_tuple())
+    result = Comparison(a, b, totals_a=_totals(pa), totals_b=_totals(pb))
+    facts = inspection.facts
+    if rp.fast and pa.error is None and pb.error is None:
+        sa, sb = pa.plan.state, pb.plan.state
+        candidates = sorted(facts.order[p] for p in range(len(sa)) if sa[p] != sb[p])
+    else:
+        candidates = range(len(inspection.chat.messages))
+    befores, _ = row_numbers(inspection)
+    for index in candidates:
+        tier_a, tier_b = pa.tier_of(index), pb.tier_of(index)
+        va, vb = _sent(pa, index), _sent(pb, index)
+        if tier_a == tier_b and (va is vb or va == vb):
+            continue
+        p = facts.position.get(index)
+        name, ident = tool_identity(facts.parsed[p]) if p is not None else (None, None)
+        message = inspection.chat.messages[index]
+        result.changes.append(Change(row_of_message(befores, index), index, message.fields.get("role"), name, ident,
+                                     tier_a, tier_b, chars_of(va), chars_of(vb)))
+    return result

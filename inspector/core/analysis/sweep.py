@@ -1,0 +1,89 @@
+"""Sweep one threshold: re-plan once per value and count what the model would be sent.
+
+Feeds `prompt-inspector sweep` and the app's chart next to the threshold being
+edited; each row matches what `explain --set KEY=VALUE` reports for that value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.core.scout import decision as d
+from inspector.core.errors import UsageError
+from inspector.core.analysis.replan import Replanner, output_count, parse_value, prompt_chars
+from inspector.core.present.rows import estimate_tokens
+from inspector.core.inspection import Inspection
+from inspector.core.scout.settings import KEYS, Thresholds
+
+MAX_VALUES = 100_000  # a typo in STEP should not plan for an hour
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRow:
+    value: int
+    messages: int  # messages sent (full + truncated; 0 when scout-ai raises)
+    truncated: int
+    dropped: int
+    chars: int  # characters of every message sent
+    tokens: int  # an estimate: characters / 4
+    error: str | None = None  # what scout-ai raises at this value
+
+    def as_dict(self) -> dict:
+        return {"value": self.value, "messages": self.messages, "truncated": self.truncated, "dropped": self.dropped,
+                "chars": self.chars, "tokens": self.tokens, "error": self.error}
+
+
+def parse_range(spec: str) -> tuple[str, list[int]]:
+    """``KEY=START:STOP:STEP`` (STEP defaults to 1) to the key and its values, STOP included."""
+    key, sep, rest = spec.partition("=")
+    key = key.strip().lower()
+    if not sep:
+        raise UsageError(f"--vary expects KEY=START:STOP:STEP, got {spec!r}")
+    if key not in KEYS:
+        raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+    parts = rest.split(":")
+    if len(parts) not in (2, 3):
+        raise UsageError(f"--vary expects KEY=START:STOP:STEP, got {spec!r}")
+    start, stop = parse_value(key, parts[0]), parse_value(key, parts[1])
+    step = parse_value(key, parts[2]) if len(parts) == 3 else 1
+    if step <= 0:
+        raise UsageError(f"--vary STEP must be positive, got {step}")
+    if stop < start:
+        raise UsageError(f"--vary STOP ({stop}) is below START ({start})")
+    count = (stop - start) // step + 1
+    if count > MAX_VALUES:
+        raise UsageError(f"--vary gives {count:,} values; at most {MAX_VALUES:,} (use a larger STEP)")
+    return key, list(range(start, stop + 1, step))
+
+
+def sweep(inspection: Inspection, key: str, values: list[int], base: Thresholds | None = None,
+          replanner: Replanner | None = None) -> list[SweepRow]:
+    """One row per value of ``key``, the other thresholds as in ``base`` (default: those in force)."""
+    if key not in KEYS:
+        raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+    rp = replanner or Replanner(inspection, base)
+    rows = []
+    for value in values:
+        prompt = rp.at(key, value, base, cache=False)
+        counts = prompt.tier_counts()
+        chars = prompt_chars(prompt)
+        if prompt.error is not None:
+            rows.append(SweepRow(value, 0, counts[d.TRUNCATED], counts[d.DROPPED], 0, 0, prompt.error.describe()))
+            continue
+        rows.append(SweepRow(value, counts[d.FULL] + counts[d.TRUNCATED], counts[d.TRUNCATED], counts[d.DROPPED],
+                             chars, estimate_tokens(chars)))
+    return rows
+
+
+def axis(inspection: Inspection, key: str, columns: int = 30) -> list[int]:
+    """At most ``columns`` evenly spaced values of ``key`` covering every distinct plan.
+
+    Past the tool output count (counts) or the total tool characters (max_tool_chars)
+    every value plans the same, so the range stops one past it; the app charts these.
+    """
+    if key not in KEYS:
+        raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+    top = (inspection.facts.prefix[-1] if key == "max_tool_chars" else output_count(inspection)) + 1
+    if top < columns:
+        return list(range(top + 1))
+    return sorted({round(i * top / (columns - 1)) for i in range(columns)})

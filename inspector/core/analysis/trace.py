@@ -1,0 +1,252 @@
+"""Trace a text: every occurrence in the original messages, and whether the model still sees it.
+
+This answers the question users arrive with ("why did the model forget X?"): each
+occurrence with its message, its tier, whether this very occurrence survives in the
+visible text, and the rule that hid it. Tool messages are searched twice, in the
+decoded strings (what the tool returned; this is where a pasted fact is found even
+when the stored JSON escapes it) and in the raw JSON text (names, ids, escaped forms),
+and a hit found both ways is reported once.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from inspector.core.scout import decision as d
+from inspector.core.errors import UsageError
+from inspector.core.analysis.jsonspans import StringSpan, decoded_fields, shortenable_spans
+from inspector.core.scout.prepare import Prompt
+from inspector.core.present.explain_report import tool_identity
+from inspector.core.inspection import Inspection
+from inspector.core.analysis.visibility import Spot, kept_ranges, survives
+from inspector.core.present.wording import describe, describe_consumed
+
+CONTEXT = 40  # characters shown either side of a hit
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    row: int  # the `#` of `explain` (consumed messages count where they stood)
+    message: int | None  # index into the prompt's messages; None for a consumed message
+    consumed: int | None  # index into Chat.consumed, for a consumed message
+    role: object
+    name: object
+    id: object
+    line: int | None
+    spot: Spot
+    raw_start: int | None  # offsets of the hit in the raw stored content, when known
+    raw_end: int | None
+    tier: str
+    reason: str
+    visible: bool
+    why: str  # the rule, in words, with the numbers compared
+    context: str  # the hit with a little text either side
+
+    @property
+    def field(self) -> str:
+        return self.spot.field
+
+    def as_dict(self) -> dict:
+        return {"index": self.row, "message": self.message, "role": self.role, "name": self.name, "id": self.id,
+                "line": self.line, "field": self.spot.field, "start": self.spot.start, "end": self.spot.end,
+                "raw_start": self.raw_start, "raw_end": self.raw_end, "text": self.spot.text,
+                "tier": self.tier, "reason": self.reason, "visible": self.visible, "why": self.why,
+                "context": self.context}
+
+
+@dataclass(slots=True)
+class Trace:
+    pattern: str
+    regex: bool
+    ignore_case: bool
+    occurrences: list[Occurrence] = field(default_factory=list)
+    error: str | None = None  # scout-ai raises: nothing is sent at all
+
+    @property
+    def hidden(self) -> list[Occurrence]:
+        return [o for o in self.occurrences if not o.visible]
+
+    def verdict(self) -> str:
+        """One sentence a person can act on."""
+        shown = repr(self.pattern)
+        found = self.occurrences
+        if not found:
+            return f"{shown} never occurs in the chat (not in any message, nor in anything consumed before the strategies)."
+        live = [o for o in found if o.message is not None]
+        gone = [o for o in found if o.message is None]
+        seen = sum(1 for o in found if o.visible)
+        if not live:
+            steps = sorted({o.reason for o in gone})
+            return (f"{shown} occurs only in {len(gone)} place(s) consumed before the strategies ran "
+                    f"({', '.join(steps)}): no threshold can bring it back.")
+        messages = len({o.row for o in found})
+        where = f"{len(found)} occurrence(s) in {messages} message(s)"
+        if self.error:
+            return f"{shown}: {where}; scout-ai raises, so nothing is sent ({self.error})."
+        if seen == len(found):
+            return f"{shown}: {where}; the model sees every one."
+        if seen:
+            return f"{shown}: {where}; the model sees {seen} of them, so it still has the text."
+        return f"{shown}: {where}; the model sees none of them."
+
+
+def compile_pattern(text: str, regex: bool = False, ignore_case: bool = False) -> re.Pattern:
+    if not text:
+        raise UsageError("the text to trace is empty")
+    flags = re.IGNORECASE if ignore_case else 0
+    try:
+        return re.compile(text if regex else re.escape(text), flags)
+    except re.error as exc:
+        raise UsageError(f"bad --regex {text!r}: {exc}") from None
+
+
+def _hits(pattern: re.Pattern, text: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start()]
+
+
+def _context(text: str, start: int, end: int) -> str:
+    left = max(0, start - CONTEXT)
+    right = min(len(text), end + CONTEXT)
+    return ("…" if left else "") + text[left:right] + ("…" if right < len(text) else "")
+
+
+def spots_in(pattern: re.Pattern, content, parsed, kind: str) -> list[tuple[Spot, int | None, int | None, str]]:
+    """(spot, raw start, raw end, context) for each hit in one message's content."""
+    if not isinstance(content, str):
+        return []
+    raw_hits = _hits(pattern, content)
+    if kind not in ("call", "output") or not isinstance(parsed, dict):
+        return [(Spot("message", a, b, content[a:b]), a, b, _context(content, a, b)) for a, b in raw_hits]
+    spans = shortenable_spans(content, kind, parsed)
+    out = []
+    claimed: list[tuple[int, int]] = []  # raw ranges already reported through a decoded hit
+    fields = [(s.field, s.value) for s in spans] if spans is not None else decoded_fields(parsed, kind)
+    by_field: dict[str, StringSpan] = {s.field: s for s in spans or []}
+    for name, value in fields:
+        span = by_field.get(name)
+        for a, b in _hits(pattern, value):
+            ra, rb = span.raw_range(a, b) if span else (None, None)
+            if span:
+                claimed.append((ra, rb))
+            out.append((Spot(name, a, b, value[a:b]), ra, rb, _context(value, a, b)))
+    for ra, rb in raw_hits:
+        if spans is None and out:
+            continue  # no positions: a raw hit cannot be told apart from the decoded ones already found
+        if any(ca < rb and ra < cb for ca, cb in claimed):
+            continue  # the same characters, already reported in decoded form
+        inside = next((s for s in spans or [] if s.start < ra and rb < s.end), None)
+        if inside is not None:
+            # an escaped form typed as stored (e.g. `\n` or `\"`): test the decoded characters it covers
+            a, b = inside.decoded_range(ra, rb)
+            spot = Spot(inside.field, a, b, inside.value[a:b])
+        else:
+            spot = Spot("message", ra, rb, content[ra:rb])
+        out.append((spot, ra, rb, _context(content, ra, rb)))
+    out.sort(key=lambda item: (item[1] if item[1] is not None else item[0].start))
+    return out
+
+
+def row_numbers(inspection: Inspection) -> tuple[list[int], list[int]]:
+    """Sorted `before` of the consumed items, and their order: enough to number rows as explain does."""
+    consumed = inspection.chat.consumed
+    order = sorted(range(len(consumed)), key=lambda k: consumed[k].before)
+    return [consumed[k].before for k in order], order
+
+
+def row_of_message(befores: list[int], index: int) -> int:
+    return index + bisect_right(befores, index)
+
+
+def trace(inspection: Inspection, text: str, *, regex: bool = False, ignore_case: bool = False,
+          prompt: Prompt | None = None) -> Trace:
+    """Every occurrence of ``text`` in the chat as loaded, under the thresholds in force."""
+    pattern = compile_pattern(text, regex, ignore_case)
+    prompt = prompt or inspection.prompt()
+    chat, facts = inspection.chat, inspection.facts
+    result = Trace(text, regex, ignore_case, error=prompt.error.describe() if prompt.error else None)
+    values = inspection.thresholds
+    befores, order = row_numbers(inspection)
+    for index, message in enumerate(chat.messages):
+        content = message.fields.get("content")
+        if not isinstance(content, str) or not pattern.search(content) and not _decoded_may_hit(pattern, facts, index):
+            continue
+        p = facts.position.get(index)
+        parsed = facts.parsed[p] if p is not None else None
+        kind = _kind(message)
+        hits = spots_in(pattern, content, parsed, kind)
+        if not hits:
+            continue
+        name, ident = tool_identity(parsed)
+        dec = prompt.decision(index)
+        visible_content = prompt.visible_content(index) if prompt.error is None else None
+        for spot, ra, rb, context in hits:
+            visible = prompt.error is None and survives(spot, content, visible_content)
+            why = _why(dec, values, prompt, spot, content, visible_content, visible)
+            result.occurrences.append(Occurrence(row_of_message(befores, index), index, None,
+                                                 message.fields.get("role"), name, ident, chat.line_of(index),
+                                                 spot, ra, rb, dec.tier, dec.reason, visible, why, context))
+    for rank, k in enumerate(order):
+        item = chat.consumed[k]
+        content = item.message.fields.get("content")
+        row = item.before + rank  # consumed items stand before message `before`, after earlier consumed ones
+        for spot, ra, rb, context in spots_in(pattern, content, None, ""):
+            result.occurrences.append(Occurrence(row, None, k, item.message.fields.get("role"), None, None,
+                                                 item.message.line, spot, ra, rb, d.CONSUMED, item.step, False,
+                                                 describe_consumed(item.step, item.reason), context))
+    result.occurrences.sort(key=lambda o: (o.row, o.raw_start if o.raw_start is not None else o.spot.start))
+    return result
+
+
+def _decoded_may_hit(pattern: re.Pattern, facts, index: int) -> bool:
+    """A raw miss can still be a decoded hit (an escaped quote, newline or \\u sequence)."""
+    p = facts.position.get(index)
+    if p is None:
+        return False
+    kind = "output" if facts.kinds[p] == 1 else "call" if facts.kinds[p] == 0 else ""
+    return any(pattern.search(value) for _, value in decoded_fields(facts.parsed[p], kind))
+
+
+def _kind(message) -> str:
+    role = message.fields.get("role")
+    return "call" if role == "function_call" else "output" if role == "function_call_output" else ""
+
+
+def _why(dec: d.Decision, values, prompt: Prompt, spot: Spot, content, visible_content, visible: bool) -> str:
+    rule = describe(dec, values)
+    if prompt.error is not None and dec.tier not in (d.ERROR, d.UNDECIDED):
+        return f"{rule}; but scout-ai raises on message {prompt.error.index}, so nothing is sent"
+    if dec.tier != d.TRUNCATED or not isinstance(visible_content, str):
+        return rule
+    if spot.field == "message":
+        return rule + ("; this text is still in the re-serialised message" if visible
+                       else "; this text is not in the re-serialised message")
+    where = _cut_words(spot, content, visible_content)
+    return f"{rule}; {where}"
+
+
+def _cut_words(spot: Spot, content: str, visible_content: str) -> str:
+    from inspector.core.analysis.jsonspans import field_value
+    from inspector.core.ruby.json import RubyJSONError, parse
+
+    try:
+        original = field_value(parse(content), spot.field)
+        shown = field_value(parse(visible_content), spot.field)
+    except RubyJSONError:
+        return "the cut could not be located"
+    if not isinstance(original, str) or not isinstance(shown, str):
+        return "the cut could not be located"
+    if original == shown:
+        return f"{spot.field} is not cut, so the occurrence is kept"
+    kept = kept_ranges(original, shown)
+    if kept is None:
+        return "the field was rewritten"
+    head, tail = kept
+    total = len(original)
+    place = f"the occurrence is at characters {spot.start:,}-{spot.end:,} of {total:,} in {spot.field}"
+    if spot.end <= head:
+        return f"{place}, inside the kept head (first {head:,})"
+    if spot.start >= tail:
+        return f"{place}, inside the kept tail (last {total - tail:,})"
+    return f"the cut keeps only the first {head:,} and the last {total - tail:,} characters; {place}"

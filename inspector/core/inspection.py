@@ -1,0 +1,54 @@
+"""One inspected chat: the loaded messages, the thresholds in force, the strategies, the cached facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inspector.core.scout.tool_facts import ToolFacts
+from inspector.core.io.formats import load_chat
+from inspector.core.model import Chat
+from inspector.core.scout.prepare import Prompt, prepare_prompt
+from inspector.core.scout.strategies import parse_spec
+from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+from inspector.core.scout.settings import Thresholds, resolve
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class Inspection:
+    chat: Chat
+    thresholds: Thresholds
+    strategies: object = None  # None: what the chat chose, else the scout-ai default
+    facts: ToolFacts | None = field(default=None)
+    epoch: EpochSettings | None = None  # shorten_tools_epoch's settings; None reads them when it runs
+
+    def __post_init__(self):
+        if self.facts is None:
+            self.facts = ToolFacts(self.chat.messages)
+
+    def __repr__(self) -> str:
+        return f"Inspection({self.chat!r})"
+
+    @property
+    def strategy_spec(self):
+        if self.strategies is not None:
+            return self.strategies
+        return self.chat.strategies
+
+    def prompt(self, thresholds: Thresholds | None = None, strategies=None) -> Prompt:
+        thresholds = thresholds or self.thresholds
+        spec = strategies if strategies is not None else self.strategy_spec
+        return prepare_prompt(self.chat.messages, spec, thresholds.as_tuple(), self.facts, self.epoch)
+
+
+def open_inspection(path: str | Path, *, input_format: str | None = None, overrides: dict[str, str] | None = None,
+                    strategies: str | None = None, env: dict[str, str] | None = None,
+                    config_files: list[Path] | None = None) -> Inspection:
+    chat = load_chat(path, input_format)
+    thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files,
+                         chat_path=str(path))
+    if strategies is not None:
+        parse_spec(strategies)  # unknown names fail here, before any work
+    # read with the same config files and environment as the thresholds (scout-ai reads both alike)
+    epoch = EpochSettings.resolve(env=env, config_files=config_files)
+    return Inspection(chat, thresholds, strategies, epoch=epoch)

@@ -1,0 +1,137 @@
+"""Input formats: each module turns a file into a Chat. Detection is by content, then extension.
+
+A format module provides ``NAME``, ``EXTENSIONS``, ``sniff(text) -> bool`` and
+``load(text, path) -> Chat``; register it in ``FORMATS`` below (order = sniff order).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from inspector.core.errors import InputError
+from inspector.core.model import Chat, Finding
+from inspector.core.scout.roles import unknown_role_findings
+from inspector.core.ruby.text import bad_line, fixutf8, repair_note
+from inspector.core.io.formats import anthropic, json_array, jsonl, openai_chat, openai_responses, scout_chat
+from inspector.core.io.formats.jsondoc import shape
+
+# Sniff order: the specific JSON shapes before the plain array, scout text last (it is the fallback).
+FORMATS = {m.NAME: m for m in (anthropic, openai_responses, openai_chat, json_array, jsonl, scout_chat)}
+
+
+def register_format(module) -> None:
+    FORMATS[module.NAME] = module
+
+
+def format_names() -> list[str]:
+    return list(FORMATS)
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, refusing what cannot be a text chat file."""
+    shown = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", shown) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a chat file", shown) from None
+    except PermissionError:
+        raise InputError("permission denied", shown) from None
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror or exc})", shown) from None
+    if not data.strip():
+        raise InputError("empty file: no messages", shown)
+    if b"\x00" in data[:65536]:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise InputError("binary file (NUL byte), not a chat", shown, line)
+    return data
+
+
+def decode(data: bytes) -> tuple[str, bytes]:
+    """Text of the file, and the bytes before the first invalid UTF-8 sequence (empty when valid)."""
+    try:
+        return data.decode("utf-8"), b""
+    except UnicodeDecodeError as exc:
+        # scout-ai's Misc.fixutf8 deletes every byte >= 0x80 of an invalid UTF-8 file
+        return fixutf8(data)[0], data[: exc.start]
+
+
+def read_text(path: str | Path) -> tuple[str, bytes]:
+    """The file's text (see ``decode``), refusing what is not a text chat file."""
+    return decode(read_bytes(path))
+
+
+def detect(text: str, path: str | None) -> str:
+    return _detect(text, path)[0]
+
+
+def _detect(text: str, path: str | None) -> tuple[str, bool]:
+    """The format name, and whether its sniffer recognised the content (else a guess from extension or shape)."""
+    suffix = Path(path).suffix.lower() if path else ""
+    for name, module in FORMATS.items():
+        if module.sniff(text):
+            return name, True
+    for name, module in FORMATS.items():
+        if suffix in module.EXTENSIONS:
+            return name, False
+    if shape(text):
+        return json_array.NAME, False  # its loader names the line where the JSON breaks, or the shape found
+    raise InputError(f"not a chat in any known format (tried {', '.join(FORMATS)}; "
+                     "a scout chat needs a `role:` line)", path)
+
+
+MAP_FROM = 8 * 1024 * 1024  # larger JSON arrays are parsed from a memory map, without a copy in Python
+
+
+def _head(path: str | Path) -> bytes | None:
+    """The first 64 KiB of a large file (None for a small one, which is simply read whole)."""
+    try:
+        if os.stat(path).st_size < MAP_FROM:
+            return None
+        with open(path, "rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return None  # read_bytes reports it
+    return head if head.strip() and b"\x00" not in head else None
+
+
+def load_chat(path: str | Path, input_format: str | None = None) -> Chat:
+    shown = str(path)
+    head = _head(path)
+    if head is not None and input_format in (None, json_array.NAME):
+        name, sniffed = (json_array.NAME, True) if input_format else _detect(head.decode("utf-8", "ignore"), shown)
+        if name == json_array.NAME:
+            chat = json_array.load_path(path, shown)
+            chat.format = chat.format or name
+            chat.findings.extend(unknown_role_findings(chat.messages, False))
+            return chat
+    data = read_bytes(path)
+    if input_format is not None and input_format not in FORMATS:
+        raise InputError(f"unknown input format {input_format!r}; known: {', '.join(FORMATS)}", shown)
+    # detection reads only the head, so a large JSON file is never decoded to text at all
+    if input_format is not None:
+        name, sniffed = input_format, True
+    else:
+        name, sniffed = _detect(data[:65536].decode("utf-8", "ignore"), shown)
+    module = FORMATS[name]
+    try:
+        if hasattr(module, "load_bytes"):
+            chat = module.load_bytes(data, shown)
+        else:
+            text, bad_prefix = decode(data)
+            if bad_prefix and not getattr(module, "ACCEPTS_INVALID_UTF8", False):
+                line = bad_prefix.count(b"\n") + 1
+                raise InputError("invalid UTF-8", shown, line)
+            chat = module.load(text, shown)
+            if bad_prefix:
+                at = len(bad_prefix)
+                chat.findings.insert(0, Finding("encoding", repair_note(data, at), bad_line(data, at)))
+    except InputError as exc:
+        if not sniffed and name != scout_chat.NAME:
+            exc.what += f" (no format recognised the file; tried {', '.join(FORMATS)})"
+        raise
+    chat.format = chat.format or name
+    chat.findings.extend(unknown_role_findings(chat.messages, name == scout_chat.NAME))
+    return chat

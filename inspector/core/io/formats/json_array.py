@@ -1,0 +1,118 @@
+"""A JSON array of messages: ``[{"role": ..., "content": ...}, ...]`` (what the oracle reads)."""
+
+from __future__ import annotations
+
+import json
+import mmap
+from pathlib import Path
+
+import orjson
+
+from inspector.core.ruby import json as rubyjson
+from inspector.core.errors import InputError
+from inspector.core.model import Chat, Message
+
+NAME = "json"
+EXTENSIONS = (".json",)
+
+
+def sniff(text: str) -> bool:
+    head = text.lstrip()[:1]
+    if head != "[":
+        return False
+    # An array of objects with a "role" key (not e.g. a JSON-lines file of arrays).
+    return '"role"' in text[:4096] or text.lstrip()[1:].lstrip()[:1] == "]"
+
+
+def element_lines(text: str) -> list[int]:
+    """1-based start line of each top-level element (computed only when a line is needed)."""
+    decoder = json.JSONDecoder()
+    lines, pos, line = [], text.index("[") + 1, 1 + text.count("\n", 0, text.index("["))
+    last = 0
+    size = len(text)
+    while pos < size:
+        while pos < size and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= size or text[pos] == "]":
+            break
+        line += text.count("\n", last, pos)
+        last = pos
+        lines.append(line)
+        try:
+            _, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+    return lines
+
+
+def load_path(path, shown: str | None) -> Chat:
+    """A large file parsed from a memory map (no copy of the file in Python); else as ``load_bytes``."""
+    try:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            view = memoryview(mapped)
+            try:
+                parsed = orjson.loads(view)
+            except orjson.JSONDecodeError:
+                parsed = None
+            finally:
+                view.release()
+    except (OSError, ValueError):
+        parsed = None
+    if parsed is None or rubyjson.has_wide_float(parsed):
+        return load_bytes(Path(path).read_bytes(), shown)  # the careful path, which names the line at fault
+    return _build(parsed, shown, lambda: Path(path).read_bytes().decode("utf-8", "replace"))
+
+
+def load_bytes(data: bytes, path: str | None) -> Chat:
+    """Parse straight from bytes (orjson checks the UTF-8): the fast path for large files."""
+    try:
+        parsed = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError("invalid UTF-8", path, data[: exc.start].count(b"\n") + 1) from None
+        return load(text, path)
+    if rubyjson.has_wide_float(parsed):
+        return load(data.decode("utf-8"), path)
+    return _build(parsed, path, lambda: data.decode("utf-8"))
+
+
+def load(text: str, path: str | None) -> Chat:
+    try:
+        data = orjson.loads(text)
+        if rubyjson.has_wide_float(data):
+            data = rubyjson.parse(text)  # exact integers wider than 64 bits, as Ruby keeps them
+    except orjson.JSONDecodeError as exc:
+        try:
+            data = rubyjson.parse(text)
+        except rubyjson.RubyJSONError:
+            raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+    return _build(data, path, lambda: text)
+
+
+def _build(data, path: str | None, text) -> Chat:
+    if not isinstance(data, list):
+        kind = {dict: "an object", str: "a string"}.get(type(data), type(data).__name__)
+        raise InputError(f"expected a JSON array of messages, found {kind}", path, 1)
+    messages = []
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            kind = {list: "an array", str: "a string", type(None): "null"}.get(type(item), type(item).__name__)
+            line = _Locator(text)(index)
+            raise InputError(f"message {index} is {kind}, not an object with role and content", path, line)
+        messages.append(Message(item))
+    return Chat(messages, path=path, format=NAME, locator=_Locator(text))
+
+
+class _Locator:
+    """Finds message lines on first use; ``text`` is a callable so bytes are decoded only then."""
+
+    def __init__(self, text):
+        self.text = text
+        self.lines: list[int] | None = None
+
+    def __call__(self, index: int) -> int | None:
+        if self.lines is None:
+            self.lines = element_lines(self.text())
+        return self.lines[index] if index < len(self.lines) else None

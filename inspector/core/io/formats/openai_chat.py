@@ -1,0 +1,55 @@
+"""OpenAI Chat Completions ``messages``: assistant ``tool_calls`` and ``tool`` messages become scout tool messages.
+
+Accepts a request body (``{"messages": [...], ...}``) or the bare array when it
+carries ``tool_calls`` / ``tool_call_id``. ``developer`` becomes ``system``.
+"""
+
+from __future__ import annotations
+
+from inspector.core.errors import InputError
+from inspector.core.model import Chat
+from inspector.core.io.formats.jsondoc import has_key, kind_of, objects, require, shape
+from inspector.core.io.formats.toolpairs import Builder, parse_arguments, text_of
+
+NAME = "openai-chat"
+EXTENSIONS = ()
+
+
+def _messages(value):
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        return value["messages"]
+    if isinstance(value, list):
+        return value
+    return None
+
+
+def sniff(head: str) -> bool:
+    kind = shape(head)
+    if kind == "{":
+        return has_key(head, "messages")
+    return kind == "[" and (has_key(head, "tool_calls") or has_key(head, "tool_call_id"))
+
+
+def load(text: str, path: str | None) -> Chat:
+    value = require(text, path)
+    items = _messages(value)
+    if items is None:
+        raise InputError(f"expected an OpenAI chat request with a \"messages\" array, found {kind_of(value)}", path, 1)
+    b = Builder()
+    for where, item in objects(items, "messages", "a message object", path):
+        role = item.get("role")
+        if role == "tool":
+            b.output(item.get("tool_call_id"), item.get("content"))
+            continue
+        if role == "developer":
+            role = "system"
+        content = text_of(item.get("content"), b, where)
+        calls = item.get("tool_calls") or []
+        if content or not calls:
+            b.add(role, content)
+        for call in calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict):
+                raise InputError(f"{where}.tool_calls: a call without a \"function\" object", path)
+            b.call(function.get("name"), parse_arguments(function.get("arguments"), keep_raw=True), call.get("id"))
+    return Chat(b.messages, path=path, format=NAME, findings=b.findings)

@@ -1,0 +1,78 @@
+"""Named threshold sets in a readable JSON file in the user config directory.
+
+A file we cannot read is reported and never written over: the user may have edited
+it by hand, and losing their presets silently is worse than refusing to save.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from inspector.core.io.atomic import write_atomic
+from inspector.core.scout.settings import KEYS
+
+APP_NAME = "prompt-inspector"
+FILE_NAME = "presets.json"
+
+
+class PresetsError(Exception):
+    """The presets file exists but cannot be used."""
+
+
+def presets_path() -> Path:
+    from platformdirs import user_config_path
+
+    return user_config_path(APP_NAME) / FILE_NAME
+
+
+def load_presets(path: Path | None = None) -> dict[str, dict]:
+    """name -> {"thresholds": {key: int}, "strategies": str | None}; {} when there is no file."""
+    path = presets_path() if path is None else path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PresetsError(f"{path}: cannot read ({exc})") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise PresetsError(f"{path}: not valid JSON ({exc}); left untouched") from None
+    presets = data.get("presets") if isinstance(data, dict) else None
+    if not isinstance(presets, dict):
+        raise PresetsError(f"{path}: expected an object with a \"presets\" object; left untouched")
+    out: dict[str, dict] = {}
+    for name, entry in presets.items():
+        values = entry.get("thresholds") if isinstance(entry, dict) else None
+        if not isinstance(values, dict) or not all(isinstance(values.get(k), int) for k in KEYS):
+            raise PresetsError(f"{path}: preset {name!r} needs the five integer thresholds; left untouched")
+        strategies = entry.get("strategies")
+        out[name] = {"thresholds": {k: values[k] for k in KEYS},
+                     "strategies": strategies if isinstance(strategies, str) else None}
+    return out
+
+
+def _write(presets: dict[str, dict], path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"version": 1, "presets": presets}
+    return write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def save_preset(name: str, thresholds: dict[str, int], strategies: str | None = None,
+                path: Path | None = None) -> Path:
+    """Add or replace one preset; raises PresetsError (and writes nothing) if the file is unusable."""
+    name = name.strip()
+    if not name:
+        raise PresetsError("a preset needs a name")
+    path = presets_path() if path is None else path
+    presets = load_presets(path)
+    presets[name] = {"thresholds": {k: int(thresholds[k]) for k in KEYS}, "strategies": strategies}
+    return _write(presets, path)
+
+
+def delete_preset(name: str, path: Path | None = None) -> Path:
+    path = presets_path() if path is None else path
+    presets = load_presets(path)
+    presets.pop(name, None)
+    return _write(presets, path)

@@ -1,0 +1,208 @@
+"""The inspector's rows: one per original message, consumed ones where they stood in the file.
+
+Row numbers are the ``#`` column of ``prompt-inspector explain``, so the app, the
+report and "go to message N" agree. Previews are computed lazily, one row at a time,
+because a view shows a screenful of a 20,000-message chat.
+"""
+
+from __future__ import annotations
+
+import json
+
+from inspector.core.scout import decision as d
+from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, chars_of
+from inspector.core.model import Chat, Consumed, Message
+from inspector.core.scout.prepare import Prompt
+from inspector.core.present.explain_report import tool_identity
+from inspector.core.ruby.json import RubyJSONError, parse
+from inspector.core.present.sanitize import one_line
+
+ROLE_LABELS = {"function_call": "call", "function_call_output": "output"}
+PREVIEW_LIMIT = 400  # characters looked at per preview: a row never costs more than this
+
+
+def content_text(content) -> str:
+    """Content as text: strings as they are, anything else as compact JSON."""
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    try:
+        return json.dumps(content, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(content)
+
+
+def _preview_of_parsed(data, kind: int | None) -> str | None:
+    """The interesting part of a tool message: an output's content, a call's arguments."""
+    if not isinstance(data, dict):
+        return None
+    if kind == OUTPUT and "content" in data:
+        inner = data["content"]
+        return inner[:PREVIEW_LIMIT] if isinstance(inner, str) else content_text(inner)[:PREVIEW_LIMIT]
+    if kind == CALL and "arguments" in data:
+        return content_text(data["arguments"])[:PREVIEW_LIMIT]
+    return None
+
+
+class RowModel:
+    """Maps rows to messages or consumed items and gives their previews."""
+
+    def __init__(self, chat: Chat, facts: ToolFacts):
+        self.chat = chat
+        self.facts = facts
+        refs: list[int] = []  # >= 0: message index; < 0: -(k + 1) for chat.consumed[k]
+        consumed = sorted(range(len(chat.consumed)), key=lambda k: chat.consumed[k].before)
+        pending = 0
+        for index in range(len(chat.messages)):
+            while pending < len(consumed) and chat.consumed[consumed[pending]].before <= index:
+                refs.append(-(consumed[pending] + 1))
+                pending += 1
+            refs.append(index)
+        refs.extend(-(k + 1) for k in consumed[pending:])
+        self.refs = refs
+        self.row_of_message = [0] * len(chat.messages)
+        for row, ref in enumerate(refs):
+            if ref >= 0:
+                self.row_of_message[ref] = row
+        self._left: dict[int, tuple[str, str, str]] = {}
+        self._consumed_chars: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    # -- what a row is ----------------------------------------------------------------
+    def message_index(self, row: int) -> int | None:
+        ref = self.refs[row]
+        return ref if ref >= 0 else None
+
+    def consumed_item(self, row: int) -> Consumed | None:
+        ref = self.refs[row]
+        return self.chat.consumed[-ref - 1] if ref < 0 else None
+
+    def message(self, row: int) -> Message:
+        ref = self.refs[row]
+        return self.chat.messages[ref] if ref >= 0 else self.chat.consumed[-ref - 1].message
+
+    def tier(self, row: int, prompt: Prompt) -> str:
+        ref = self.refs[row]
+        return prompt.tier_of(ref) if ref >= 0 else d.CONSUMED
+
+    def role(self, row: int) -> str:
+        role = self.message(row).fields.get("role")
+        return role if isinstance(role, str) else "(no role)"
+
+    def role_label(self, row: int) -> str:
+        role = self.role(row)
+        return ROLE_LABELS.get(role, role)
+
+    def tool(self, row: int) -> tuple[object, object]:
+        """Tool name and id of the original message."""
+        ref = self.refs[row]
+        if ref < 0:
+            return None, None
+        p = self.facts.position.get(ref)
+        return tool_identity(self.facts.parsed[p]) if p is not None else (None, None)
+
+    def original_content(self, row: int):
+        return self.message(row).fields.get("content")
+
+    # -- previews ----------------------------------------------------------------------
+    def left(self, row: int) -> tuple[str, str, str]:
+        """(role label, tool name, one-line preview) of the original, all safe to display."""
+        cached = self._left.get(row)
+        if cached is not None:
+            return cached
+        ref = self.refs[row]
+        content = self.original_content(row)
+        text = None
+        if ref >= 0:
+            p = self.facts.position.get(ref)
+            if p is not None:
+                text = _preview_of_parsed(self.facts.parsed[p], self.facts.kinds[p])
+        if text is None:
+            text = content_text(content)[:PREVIEW_LIMIT] if content is not None else "(no content)"
+        name, _ = self.tool(row)
+        value = (one_line(self.role_label(row), 40), one_line(str(name), 60) if name is not None else "",
+                 one_line(text, PREVIEW_LIMIT))
+        if len(self._left) > 50_000:
+            self._left.clear()  # bounded: only what was looked at recently matters
+        self._left[row] = value
+        return value
+
+    def right(self, row: int, prompt: Prompt) -> tuple[str, str]:
+        """(tier, preview of what the model sees) for a row under ``prompt``."""
+        ref = self.refs[row]
+        if ref < 0:
+            item = self.chat.consumed[-ref - 1]
+            return d.CONSUMED, one_line(f"consumed ({item.step}): {item.reason}", PREVIEW_LIMIT)
+        tier = prompt.tier_of(ref)
+        if tier == d.FULL:
+            return tier, self.left(row)[2]
+        if tier == d.TRUNCATED:
+            visible = prompt.visible_content(ref)
+            return tier, one_line(self._visible_preview(ref, visible), PREVIEW_LIMIT)
+        if tier == d.DROPPED:
+            return tier, "dropped"
+        if tier == d.ERROR:
+            error = prompt.error
+            return tier, one_line(f"scout-ai raises {error.exception}" if error else "error", PREVIEW_LIMIT)
+        return tier, "not reached (scout-ai raised on a newer message)"
+
+    def _visible_preview(self, index: int, visible) -> str:
+        if isinstance(visible, str):
+            p = self.facts.position.get(index)
+            kind = self.facts.kinds[p] if p is not None else None
+            try:
+                text = _preview_of_parsed(parse(visible), kind)
+            except RubyJSONError:
+                text = None
+            if text is not None:
+                return text
+        return content_text(visible)[:PREVIEW_LIMIT]
+
+    # -- totals ------------------------------------------------------------------------
+    def consumed_chars(self) -> int:
+        if self._consumed_chars is None:
+            self._consumed_chars = sum(chars_of(c.message.fields.get("content")) for c in self.chat.consumed)
+        return self._consumed_chars
+
+    def roles(self) -> list[str]:
+        """Distinct roles in file order (for the role filter)."""
+        seen: dict[str, None] = {}
+        for row in range(len(self.refs)):
+            seen.setdefault(self.role(row), None)
+        return list(seen)
+
+
+def summary_totals(rows: RowModel, prompt: Prompt) -> dict:
+    """The figures the header shows; tokens are an estimate (characters / 4)."""
+    totals = prompt.totals()
+    counts = dict(prompt.tier_counts())
+    counts[d.CONSUMED] = len(rows.chat.consumed)
+    chars_before = totals["chars_before"] + rows.consumed_chars()
+    return {"rows": len(rows), "visible": totals["visible_messages"], "tiers": counts,
+            "tool_chars_before": totals["tool_chars_before"], "tool_chars_after": totals["tool_chars_after"],
+            "chars_before": chars_before, "chars_after": totals["chars_after"],
+            "tokens_before": estimate_tokens(chars_before), "tokens_after": estimate_tokens(totals["chars_after"])}
+
+
+def estimate_tokens(chars: int) -> int:
+    """A rough estimate (about 4 characters per token); never shown without saying so."""
+    return (chars + 3) // 4
+
+
+CUT = "cut"  # a filter meaning "truncated or dropped"
+
+
+def row_matches_tier(rows: RowModel, prompt: Prompt, row: int, tier: str) -> bool:
+    actual = rows.tier(row, prompt)
+    return actual in (d.TRUNCATED, d.DROPPED) if tier == CUT else actual == tier
+
+
+def filter_rows(rows: RowModel, prompt: Prompt, tier: str | None, role: str | None) -> list[int] | None:
+    """Rows shown under a tier and role filter, in order; None when nothing is filtered."""
+    if tier is None and role is None:
+        return None
+    return [row for row in range(len(rows))
+            if (role is None or rows.role(row) == role) and (tier is None or row_matches_tier(rows, prompt, row, tier))]

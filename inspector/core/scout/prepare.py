@@ -1,0 +1,261 @@
+"""``Chat.prepare_prompt``: run the strategies and keep a decision for every message."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from inspector.core.scout import decision as d
+from inspector.core.errors import ScoutError
+from inspector.core.scout.tool_facts import ToolFacts, chars_of
+from inspector.core.model import Message
+from inspector.core.scout.strategies import lookup, parse_spec
+from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
+from inspector.core.scout.strategies.shorten_tools_epoch import NAME as EPOCH
+from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+from inspector.core.scout.strategies.shorten_tools_epoch import run as run_epoch
+
+
+class Prompt:
+    """What the model is sent, with one decision per original message."""
+
+    def __init__(self, messages: list[Message], strategies: list[str] | Callable, plan: ShortenToolsPlan | None,
+                 prepared: list[Message] | None, origins: list[int] | None, decisions: list[d.Decision] | None,
+                 error: ScoutError | None):
+        self.original = messages
+        self.strategies = strategies
+        self.plan = plan  # set when the list is just [shorten_tools]: decisions come lazily from it
+        self._prepared = prepared
+        self._origins = origins
+        self._decisions = decisions
+        self.error = error
+
+    @property
+    def strategy_label(self) -> str:
+        if callable(self.strategies):
+            return getattr(self.strategies, "__name__", "custom")
+        return ",".join(self.strategies) if self.strategies else "(empty list)"
+
+    def messages(self) -> list[Message]:
+        if self.error is not None:
+            return []
+        if self.plan is not None:
+            return self.plan.messages()
+        return self._prepared or []
+
+    def decision(self, index: int) -> d.Decision:
+        if self.plan is not None:
+            return self.plan.decision(index)
+        return self._decisions[index]
+
+    def decisions(self) -> list[d.Decision]:
+        if self.plan is not None:
+            return self.plan.decisions()
+        return list(self._decisions)
+
+    def tier_of(self, index: int) -> str:
+        if self.plan is not None:
+            return self.plan.tier_of(index)
+        return self._decisions[index].tier
+
+    def visible_content(self, index: int):
+        if self.plan is not None:
+            return self.plan.visible_content(index)
+        tier = self._decisions[index].tier
+        if tier in (d.DROPPED, d.ERROR, d.UNDECIDED):
+            return None
+        position = self._origins.index(index) if self._origins else None
+        return self._prepared[position].fields.get("content") if position is not None else None
+
+    def tier_counts(self) -> dict[str, int]:
+        if self.plan is not None:
+            return dict(self.plan.tier_counts())
+        counts = {t: 0 for t in (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)}
+        for dec in self._decisions:
+            counts[dec.tier] = counts.get(dec.tier, 0) + 1
+        return counts
+
+    def totals(self) -> dict[str, int]:
+        """Messages and characters before and after (all roles; tool characters separately)."""
+        counts = self.tier_counts()
+        if self.plan is not None:
+            facts = self.plan.facts
+            tool_before = facts.tool_chars()
+            nontool = facts.nontool_chars()
+            chars_before = nontool + tool_before
+            tool_after = self.plan.tool_chars_after
+            chars_after = nontool + tool_after if self.error is None else 0
+            visible = counts[d.FULL] + counts[d.TRUNCATED]
+        else:
+            chars_before = sum(chars_of(m.fields.get("content")) for m in self.original)
+            tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if _is_tool(m))
+            prepared = self.messages()
+            chars_after = sum(chars_of(m.fields.get("content")) for m in prepared)
+            tool_after = sum(chars_of(m.fields.get("content")) for m in prepared if _is_tool(m))
+            visible = len(prepared)
+        if self.error is not None:
+            visible, chars_after, tool_after = 0, 0, 0
+        return {"messages": len(self.original), "visible_messages": visible, "chars_before": chars_before,
+                "chars_after": chars_after, "tool_chars_before": tool_before, "tool_chars_after": tool_after,
+                **{f"{tier}": n for tier, n in counts.items()}}
+
+
+def _is_tool(message: Message) -> bool:
+    return message.fields.get("role") in ("function_call", "function_call_output")
+
+
+def prepare_prompt(messages: list[Message], strategies=None, thresholds: tuple[int, int, int, int, int] | None = None,
+                   facts: ToolFacts | None = None, epoch: EpochSettings | None = None) -> Prompt:
+    """Apply the strategies as scout-ai does. ``thresholds`` is the five values in KEYS order.
+
+    ``epoch`` is shorten_tools_epoch's four settings; None reads them (config files, environment,
+    defaults) when that strategy runs.
+    """
+    from inspector.core.scout.settings import DEFAULTS, KEYS
+
+    if thresholds is None:
+        thresholds = tuple(DEFAULTS[k] for k in KEYS)
+    spec = parse_spec(strategies)
+    if callable(spec):
+        return _run_chain(messages, spec, [spec], thresholds, facts, epoch)
+    if spec == ["shorten_tools"]:
+        facts = facts if facts is not None and facts.messages is messages else ToolFacts(messages)
+        plan = ShortenToolsPlan(facts, thresholds)
+        return Prompt(messages, spec, plan, None, None, None, plan.error)
+    return _run_chain(messages, spec, spec, thresholds, facts, epoch)
+
+
+def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt:
+    originals = [chars_of(m.fields.get("content")) for m in messages]
+    decisions = [d.Decision(i, d.FULL, d.NO_STRATEGY if _is_tool(m) else d.NOT_TOOL, None, None, n, n,
+                            _kind(m)) for i, (m, n) in enumerate(zip(messages, originals))]
+    current = list(messages)
+    origin = list(range(len(messages)))
+    error = None
+    for stage in stages:
+        if stage == "none":
+            continue
+        if stage == "shorten_tools":
+            stage_facts = facts if facts is not None and facts.messages is messages and current == messages \
+                else ToolFacts(current)
+            plan = ShortenToolsPlan(stage_facts, thresholds)
+            for j in range(len(current)):
+                dec = plan.decision(j)
+                source = origin[j]
+                if source < 0:
+                    continue
+                if dec.tier != d.FULL or decisions[source].reason in (d.NO_STRATEGY, d.NOT_TOOL):
+                    decisions[source] = dec._replace(index=source, original_chars=originals[source])
+            if plan.error is not None:
+                e = plan.error
+                error = replace(e, index=origin[e.index]) if origin[e.index] >= 0 else e
+                break
+            keep = plan.origins()
+            current = plan.messages()
+            origin = [origin[j] for j in keep]
+            continue
+        if stage == EPOCH:
+            if epoch is None:
+                epoch = EpochSettings.resolve()
+            current, origin, error = _run_epoch(current, origin, decisions, originals, epoch)
+            if error is not None:
+                break
+            continue
+        fn = stage if callable(stage) else lookup(stage)
+        current, origin = _run_custom(fn, current, origin, decisions, originals)
+    if error is None:
+        _settle(messages, current, origin, decisions)
+        return Prompt(messages, label, None, current, origin, decisions, None)
+    return Prompt(messages, label, None, [], [], decisions, error)
+
+
+def _run_epoch(current, origin, decisions, originals, settings):
+    """One shorten_tools_epoch stage; its per-message outcomes become decisions with epoch reasons."""
+    result = run_epoch([m.fields for m in current], settings)
+    for j, outcome in enumerate(result.outcomes):
+        source = origin[j]
+        if source < 0:
+            continue
+        earlier = decisions[source]
+        # a later stage keeping a message whole does not hide what an earlier stage did to it
+        if outcome.tier != d.FULL or earlier.reason in (d.NO_STRATEGY, d.NOT_TOOL):
+            visible = 0 if outcome.tier == d.DROPPED else earlier.visible_chars  # _settle updates the rest
+            decisions[source] = d.Decision(source, outcome.tier, outcome.reason, outcome.counted, None,
+                                           originals[source], visible, earlier.kind)
+    if result.error is not None:
+        e = result.error
+        message = current[e.position]
+        source = origin[e.position]
+        error = ScoutError(source, message.fields.get("role"), e.name, e.id, e.exception, e.why)
+        if source >= 0:
+            decisions[source] = decisions[source]._replace(detail=f"{e.exception}: {e.why}")
+        return [], [], error
+    new_current, new_origin = [], []
+    for j, fields in zip(result.origins, result.messages):
+        if j < 0:
+            new_current.append(Message(dict(fields)))  # the compaction notice scout-ai inserts
+            new_origin.append(-1)
+            continue
+        base = current[j]
+        same = fields is base.fields
+        new_current.append(base if same else Message(dict(fields), base.line, base.end_line, base.source))
+        new_origin.append(origin[j])
+    return new_current, new_origin, None
+
+
+def _run_custom(fn, current, origin, decisions, originals):
+    given = [dict(m.fields) for m in current]
+    result = fn(given)
+    if not isinstance(result, list):
+        raise TypeError(f"strategy {getattr(fn, '__name__', fn)!r} returned {type(result).__name__}, not a list")
+    by_id = {id(f): j for j, f in enumerate(given)}
+    returned = {id(item) for item in result}
+    new_current, new_origin, cursor = [], [], 0
+    for item in result:
+        if not isinstance(item, dict):
+            raise TypeError(f"strategy {getattr(fn, '__name__', fn)!r} returned a non-dict message")
+        j = by_id.get(id(item))
+        if j is None:
+            j = next((k for k in range(cursor, len(given)) if given[k] == item), None)
+        if j is None and cursor < len(given) and given[cursor].get("role") == item.get("role") \
+                and id(given[cursor]) not in returned:
+            j = cursor  # a rewritten copy of the next message (as shorten_tools' msg.dup does)
+        if j is None:
+            new_current.append(Message(dict(item)))
+            new_origin.append(-1)
+            continue
+        cursor = j + 1
+        base = current[j]
+        new_current.append(Message(dict(item), base.line, base.end_line, base.source))
+        new_origin.append(origin[j])
+    kept = set(new_origin)
+    for j, source in enumerate(origin):
+        if source >= 0 and source not in kept:
+            decisions[source] = d.Decision(source, d.DROPPED, d.CUSTOM, None, None, originals[source], 0,
+                                           decisions[source].kind)
+    return new_current, new_origin
+
+
+def _settle(messages, current, origin, decisions) -> None:
+    """Make each decision's tier agree with what the chain finally sends."""
+    final = {source: m for source, m in zip(origin, current) if source >= 0}
+    for index, message in enumerate(messages):
+        dec = decisions[index]
+        sent = final.get(index)
+        if sent is None:
+            if dec.tier != d.DROPPED:
+                decisions[index] = dec._replace(tier=d.DROPPED, reason=d.CUSTOM, visible_chars=0)
+            continue
+        visible = chars_of(sent.fields.get("content"))
+        changed = sent.fields.get("content") != message.fields.get("content")
+        if changed and dec.tier != d.TRUNCATED:
+            decisions[index] = dec._replace(tier=d.TRUNCATED, reason=d.CUSTOM, visible_chars=visible)
+        elif not changed and dec.tier != d.FULL:
+            decisions[index] = dec._replace(tier=d.FULL, visible_chars=visible)
+        elif dec.visible_chars != visible:
+            decisions[index] = dec._replace(visible_chars=visible)
+
+
+def _kind(message: Message) -> str:
+    role = message.fields.get("role")
+    return "call" if role == "function_call" else "output" if role == "function_call_output" else ""

@@ -1,0 +1,253 @@
+"""The five shorten_tools thresholds, each with the value scout-ai reads and where it came from."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from inspector.core.errors import UsageError
+
+KEYS = ("full_tool_calls", "full_tool_outputs", "max_tool_calls", "max_tool_outputs", "max_tool_chars")
+DEFAULTS = {"full_tool_calls": 0, "full_tool_outputs": 10, "max_tool_calls": 40, "max_tool_outputs": 40,
+            "max_tool_chars": 100_000}
+ENV_NAMES = {key: key.upper() for key in KEYS}
+TOKENS = ("prompt", "context")  # Scout::Config.get(key, :prompt, :context, env: ...)
+
+# Ruby String#to_i: leading white space, a sign, digits with single underscores; else 0.
+_TO_I = re.compile(r"[ \t\n\v\f\r]*([+-]?)(\d+(?:_\d+)*)")
+_PLAIN = re.compile(r"\d+")
+
+
+def ruby_to_i(text: str) -> int:
+    match = _TO_I.match(text)
+    if not match:
+        return 0
+    value = int(match.group(2).replace("_", ""))
+    return -value if match.group(1) == "-" else value
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    key: str
+    value: int
+    source: str  # "override", "chat", "config", "environment", "default", "follows max_tool_calls"
+    where: str = ""  # the file and line, or the variable name
+    raw: str | None = None  # the text scout-ai read, before to_i
+
+    def describe_source(self) -> str:
+        return f"{self.source} ({self.where})" if self.where else self.source
+
+    def as_dict(self) -> dict:
+        out = {"value": self.value, "source": self.source}
+        if self.where:
+            out["where"] = self.where
+        if self.raw is not None:
+            out["raw"] = self.raw
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    values: dict[str, Value]
+    warnings: tuple[str, ...] = field(default=())
+
+    def __getitem__(self, key: str) -> int:
+        return self.values[key].value
+
+    def as_tuple(self) -> tuple[int, int, int, int, int]:
+        v = self.values
+        return tuple(v[k].value for k in KEYS)  # type: ignore[return-value]
+
+    def as_ints(self) -> dict[str, int]:
+        return {k: self.values[k].value for k in KEYS}
+
+    def follows(self) -> bool:
+        """True when max_tool_outputs is not set itself and follows max_tool_calls."""
+        return self.values["max_tool_outputs"].source == "follows max_tool_calls"
+
+    def with_value(self, key: str, value: int, source: str = "override", where: str = "") -> "Thresholds":
+        """A copy with one value changed; max_tool_outputs keeps following max_tool_calls."""
+        if key not in KEYS:
+            raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+        values = dict(self.values)
+        values[key] = Value(key, value, source, where)
+        if key == "max_tool_calls" and self.follows():
+            values["max_tool_outputs"] = Value("max_tool_outputs", value, "follows max_tool_calls")
+        return replace(self, values=values)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigEntry:
+    key: str
+    value: str
+    tokens: dict[str, int | None]  # token -> explicit priority (tok::N) or None
+    where: str  # path:line
+    order: int  # load order: later entries win ties
+
+
+def config_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path]:
+    """Scout's etc/config lookup order (scout-essentials path maps), highest priority first."""
+    cwd = Path.cwd() if cwd is None else cwd
+    home = Path.home() if home is None else home
+    return [cwd / "etc/config", home / ".scout/etc/config", home / "etc/scout/config",
+            Path("/usr/local/etc/scout/config"), Path("/etc/scout/config"), Path("/usr/etc/scout/config"),
+            Path("/fast/etc/scout/config"), Path("/cache/etc/scout/config"), Path("/bulk/etc/scout/config"),
+            Path("/tmp/scout/etc/config")]
+
+
+def read_config_files(paths: list[Path], keys: tuple[str, ...] = KEYS) -> tuple[list[ConfigEntry], list[str]]:
+    """Entries for ``keys`` in every readable file, loaded lowest priority first as scout does."""
+    entries: list[ConfigEntry] = []
+    warnings: list[str] = []
+    for path in reversed(paths):
+        try:
+            text = path.read_bytes().decode("utf-8", "replace")
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            warnings.append(f"{path}: cannot read scout config ({exc.strerror})")
+            continue
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.startswith("#"):
+                continue
+            parts = line.split()
+            if not parts:
+                continue
+            key = parts[0]
+            if key not in keys:
+                continue
+            where = f"{path}:{number}"
+            if len(parts) < 2:
+                warnings.append(f"{where}: '{line.strip()}' has no value; scout-ai ignores it")
+                continue
+            tokens: dict[str, int | None] = {}
+            for token in parts[2:]:
+                name, _, priority = token.partition("::")
+                tokens[name] = int(priority) if priority.isdigit() else None
+            if not any(t in tokens for t in TOKENS):
+                warnings.append(f"{where}: '{line.strip()}' has no 'prompt' or 'context' token, "
+                                "so scout-ai does not use it for the prompt thresholds")
+                continue
+            entries.append(ConfigEntry(key, parts[1], tokens, where, len(entries)))
+    return entries, warnings
+
+
+def _config_lookup(entries: list[ConfigEntry], key: str) -> ConfigEntry | None:
+    best, best_rank = None, None
+    for entry in entries:
+        if entry.key != key:
+            continue
+        for position, token in enumerate(TOKENS):
+            if token not in entry.tokens:
+                continue
+            priority = entry.tokens[token]
+            rank = (10 if priority is None else priority, position, -entry.order)
+            if best_rank is None or rank < best_rank:
+                best, best_rank = entry, rank
+    return best
+
+
+def _read(text: str, key: str, source_text: str, warnings: list[str]) -> int:
+    value = ruby_to_i(text)
+    if not _PLAIN.fullmatch(text):
+        warnings.append(f"{key.upper() if source_text.startswith('the environment') else key}={text!r} "
+                        f"from {source_text} is read by scout-ai as {value}")
+    return value
+
+
+def resolve(overrides: dict[str, str] | None = None, *, chat_config: dict[str, tuple[str, int | None]] | None = None,
+            env: dict[str, str] | None = None, config_files: list[Path] | None = None,
+            chat_path: str | None = None) -> Thresholds:
+    """Resolve the five values as scout-ai does: override, chat `config:`, config files, environment, default."""
+    overrides = overrides or {}
+    chat_config = chat_config or {}
+    env = os.environ if env is None else env
+    entries, warnings = read_config_files(config_paths() if config_files is None else config_files)
+    for key in overrides:
+        if key not in KEYS:
+            raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+    values: dict[str, Value] = {}
+    raws: dict[str, str | None] = {}
+    for key in KEYS:
+        found = _find(key, overrides, chat_config, entries, env, chat_path)
+        if found is None and key == "max_tool_outputs":
+            # default: max_tool_calls, i.e. whatever scout-ai read for it (nil falls back to 40)
+            base = values["max_tool_calls"]
+            values[key] = Value(key, base.value, "follows max_tool_calls", "", raws["max_tool_calls"])
+            raws[key] = raws["max_tool_calls"]
+            continue
+        if found is None:
+            values[key] = Value(key, DEFAULTS[key], "default")
+            raws[key] = None
+            continue
+        source, where, text = found
+        if text in ("false", "nil") and source in ("config", "chat"):
+            # Scout::Config turns these into false/nil, and `value || DEFAULT` takes the default
+            warnings.append(f"{key} {text!r} from {where} is read by scout-ai as nil, so the default applies")
+            values[key] = Value(key, DEFAULTS[key] if key != "max_tool_outputs" else values["max_tool_calls"].value,
+                                "default", "", text)
+            raws[key] = None
+            continue
+        label = {"override": "the command line", "chat": f"the chat ({where})", "config": where,
+                 "environment": "the environment"}[source]
+        values[key] = Value(key, _read(text, key, label, warnings), source, where, text)
+        raws[key] = text
+    return Thresholds(values, tuple(warnings))
+
+
+def _find(key, overrides, chat_config, entries, env, chat_path):
+    if key in overrides:
+        return "override", "--set", overrides[key]
+    if key in chat_config:
+        text, line = chat_config[key]
+        where = f"{chat_path}:{line}" if chat_path and line else (f"line {line}" if line else "config")
+        return "chat", where, text
+    entry = _config_lookup(entries, key)
+    if entry is not None:
+        return "config", entry.where, entry.value
+    name = ENV_NAMES[key]
+    if name in env:
+        return "environment", name, env[name]
+    return None
+
+
+def resolve_settings(defaults: dict[str, int], *, env: dict[str, str] | None = None,
+                     config_files: list[Path] | None = None) -> tuple[dict[str, Value], tuple[str, ...]]:
+    """Other integer settings read as ``Scout::Config.get(key, :prompt, :context, env: KEY, default: N)``.
+
+    Same order as the thresholds (config files matched by the tokens, then the environment,
+    then the default) and the same ``to_i``; "false"/"nil" in a file fall back to the default.
+    """
+    env = os.environ if env is None else env
+    entries, warnings = read_config_files(config_paths() if config_files is None else config_files, tuple(defaults))
+    values: dict[str, Value] = {}
+    for key, default in defaults.items():
+        entry = _config_lookup(entries, key)
+        name = key.upper()
+        if entry is not None and entry.value in ("false", "nil"):
+            warnings.append(f"{key} {entry.value!r} from {entry.where} is read by scout-ai as nil, "
+                            "so the default applies")
+            values[key] = Value(key, default, "default", "", entry.value)
+        elif entry is not None:
+            values[key] = Value(key, _read(entry.value, key, entry.where, warnings), "config", entry.where, entry.value)
+        elif name in env:
+            values[key] = Value(key, _read(env[name], key, "the environment", warnings), "environment", name, env[name])
+        else:
+            values[key] = Value(key, default, "default")
+    return values, tuple(warnings)
+
+
+def parse_assignments(items: list[str] | None) -> dict[str, str]:
+    """``KEY=VALUE`` pairs from ``--set``; keys are case-insensitive."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key = key.strip().lower()
+        if not sep or not key:
+            raise UsageError(f"--set expects KEY=VALUE, got {item!r}")
+        if key not in KEYS:
+            raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+        out[key] = value.strip()
+    return out

@@ -1,0 +1,88 @@
+"""The strategy registry: built-in names, ``register_strategy`` and installed plugins.
+
+A plugin strategy is a callable taking and returning a list of message dicts
+(``{"role": ..., "content": ..., ...}``), registered by name or through the
+``prompt_inspector.strategies`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+ENTRY_POINT_GROUP = "prompt_inspector.strategies"
+# shorten_tools_epoch is scout-ai S's default; here it is selectable, the default stays the seed's.
+BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch")
+DEFAULT = ("shorten_tools",)
+
+StrategyFn = Callable[[list[dict]], list[dict]]
+_registered: dict[str, StrategyFn] = {}
+_entry_points_loaded = False
+
+
+class UnknownStrategy(Exception):
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(f"unknown prompt strategy {name!r}; known: {', '.join(known_strategies())}")
+
+
+def register_strategy(name: str, fn: StrategyFn) -> None:
+    if name in BUILTIN:
+        raise ValueError(f"{name!r} is built in and cannot be replaced")
+    if not callable(fn):
+        raise TypeError("a strategy must be callable")
+    _registered[name] = fn
+
+
+def unregister_strategy(name: str) -> None:
+    _registered.pop(name, None)
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name in _registered or point.name in BUILTIN:
+            continue
+        try:
+            _registered[point.name] = point.load()
+        except Exception:  # a broken plugin must not stop the inspector
+            continue
+
+
+def known_strategies() -> list[str]:
+    _load_entry_points()
+    return [*BUILTIN, *sorted(_registered)]
+
+
+def lookup(name: str) -> StrategyFn:
+    if name == "shorten_tools_epoch":
+        from inspector.core.scout.strategies.shorten_tools_epoch import shorten_tools_epoch
+
+        return shorten_tools_epoch
+    _load_entry_points()
+    try:
+        return _registered[name]
+    except KeyError:
+        raise UnknownStrategy(name) from None
+
+
+def parse_spec(spec) -> list[str] | Callable:
+    """Strategies as scout-ai takes them: None, "a,b", a list of names, or a callable."""
+    if spec is None:
+        return list(DEFAULT)
+    if callable(spec):
+        return spec
+    if isinstance(spec, str):
+        parts = spec.split(",")
+        while parts and parts[-1] == "":
+            parts.pop()  # Ruby's split drops trailing empty fields
+        spec = parts
+    names = [str(name) for name in spec]
+    for name in names:
+        if name not in BUILTIN:
+            lookup(name)
+    return names

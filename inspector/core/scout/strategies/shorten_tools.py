@@ -1,0 +1,248 @@
+"""``Chat.shorten_tools`` as a planner: the prepared messages and a decision per message.
+
+A plan reads only the integers in ToolFacts, so re-planning after a threshold change
+is one pass; long stretches (all kept under the budget, all dropped past the max)
+are filled with slice operations rather than walked.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from inspector.core.scout import decision as d
+from inspector.core.errors import ScoutError
+from inspector.core.scout.tool_facts import CALL, FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
+from inspector.core.model import Message
+
+KEEP, CUT, DROP, RAISE, UNREACHED = 0, 1, 2, 3, 4
+_TIER = {KEEP: d.FULL, CUT: d.TRUNCATED, DROP: d.DROPPED, RAISE: d.ERROR, UNREACHED: d.UNDECIDED}
+
+
+class ShortenToolsPlan:
+    """The outcome of one shorten_tools pass over ``facts`` with the five thresholds."""
+
+    __slots__ = ("facts", "thresholds", "state", "chars_before", "error", "tool_chars_after",
+                 "counts", "final_chars")
+
+    def __init__(self, facts: ToolFacts, thresholds: tuple[int, int, int, int, int]):
+        self.facts = facts
+        self.thresholds = thresholds
+        full_calls, full_outputs, max_calls, max_outputs, budget = thresholds
+        kinds, raw, outs = facts.kinds, facts.raw, facts.outs
+        size = len(kinds)
+        stop = facts.first_failure
+        state = bytearray(size)  # KEEP everywhere to start with
+        # Phase 1: while the tool characters are under the budget every message is kept.
+        start = facts.keep_prefix_end(budget, stop)
+        chars_before = facts.prefix[:start]
+        chars = facts.prefix[start]
+        kept_extra = 0  # middle-band messages kept whole because nothing was long enough
+        error: ScoutError | None = None
+        # Phase 3 starts where every message is past both full limits and both max limits.
+        drop_from = bisect_right(outs, max(max_calls, max_outputs, full_calls - 1, full_outputs - 1))
+        drop_from = min(max(drop_from, start), stop)
+        p = start
+        while p < size:
+            if p == drop_from and p < stop:
+                tail = stop - p
+                chars_before.extend([chars] * tail)
+                state[p:stop] = bytes([DROP]) * tail
+                p = stop
+                continue
+            kind = kinds[p]
+            chars_before.append(chars)
+            if kind == FAIL:
+                error = facts.failures[p]
+                state[p] = RAISE
+                break
+            counted = outs[p]
+            if kind == OUTPUT:
+                full_limit, max_limit = full_outputs, max_outputs
+            else:
+                full_limit, max_limit = full_calls, max_calls
+            if counted < full_limit or chars < budget:
+                chars += raw[p]
+            elif counted > max_limit:
+                state[p] = DROP
+            else:
+                length = facts.shortened(p)
+                if length == NOTHING_TO_SHORTEN:
+                    if p in facts.band_errors:
+                        error = facts.band_errors[p]
+                        state[p] = RAISE
+                        break
+                    kept_extra += raw[p]
+                else:
+                    chars += length
+                    state[p] = CUT
+            p += 1
+        if error is not None:
+            rest = size - p - 1
+            state[p + 1:] = bytes([UNREACHED]) * rest
+            chars_before.extend([chars] * rest)
+        self.state = state
+        self.chars_before = chars_before
+        self.error = error
+        self.final_chars = chars
+        self.tool_chars_after = chars + kept_extra
+        self.counts = None
+
+    # -- per message ---------------------------------------------------------------------
+    def position_of(self, index: int) -> int | None:
+        return self.facts.position.get(index)
+
+    def decision(self, index: int) -> d.Decision:
+        facts = self.facts
+        message = facts.messages[index]
+        original = chars_of(message.fields.get("content"))
+        p = facts.position.get(index)
+        if p is None:
+            role = message.fields.get("role")
+            tool = role in ("function_call", "function_call_output")
+            reached = self.error is None or index > self.error.index
+            kind = ("call" if role == "function_call" else "output") if tool else ""
+            counters = self._counters_at(index)
+            if not reached:
+                return d.Decision(index, d.UNDECIDED, d.NOT_REACHED, *counters, original, 0, kind)
+            return d.Decision(index, d.FULL, d.NO_CONTENT if tool else d.NOT_TOOL, *counters, original, original, kind)
+        state = self.state[p]
+        kind_code = facts.kinds[p]
+        kind = "call" if kind_code == CALL else "output" if kind_code == OUTPUT else (
+            "call" if message.fields.get("role") == "function_call" else
+            "output" if message.fields.get("role") == "function_call_output" else "")
+        counted = facts.outs[p]
+        before = self.chars_before[p]
+        if state == RAISE:
+            return d.Decision(index, d.ERROR, d.SCOUT_ERROR, counted, before, original, 0, kind,
+                              self.error.describe() if self.error else "")
+        if state == UNREACHED:
+            return d.Decision(index, d.UNDECIDED, d.NOT_REACHED, counted, before, original, 0, kind)
+        if state == DROP:
+            return d.Decision(index, d.DROPPED, d.BEYOND_MAX, counted, before, original, 0, kind)
+        if state == CUT:
+            return d.Decision(index, d.TRUNCATED, d.MIDDLE, counted, before, original, facts.short[p], kind)
+        full_calls, full_outputs, _, _, budget = self.thresholds
+        full_limit = full_outputs if kind_code == OUTPUT else full_calls
+        reason = d.RECENT if counted < full_limit else d.BUDGET if before < budget else d.NOTHING
+        return d.Decision(index, d.FULL, reason, counted, before, original, original, kind)
+
+    def _counters_at(self, index: int) -> tuple[int, int]:
+        """Counters seen by a message outside the tool walk: those left by the next newer tool message."""
+        order = self.facts.order
+        lo, hi = 0, len(order)
+        while lo < hi:  # order is newest first: count the positions newer than ``index``
+            mid = (lo + hi) // 2
+            if order[mid] > index:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == 0:
+            return 0, 0
+        chars = self.chars_before[lo] if lo < len(self.chars_before) else self.final_chars
+        return self.facts.outs[lo - 1], chars
+
+    def decisions(self) -> list[d.Decision]:
+        """Every message's decision as objects, in one pass over the plan's arrays."""
+        facts = self.facts
+        originals, kind_names, newer_tools = facts.message_columns()
+        state, chars_before, outs, raw, short, kinds, order = (
+            self.state, self.chars_before, facts.outs, facts.raw, facts.short, facts.kinds, facts.order)
+        full_calls, full_outputs, _, _, budget = self.thresholds
+        new, D = tuple.__new__, d.Decision
+        FULL, TRUNCATED, DROPPED, ERROR, UNDECIDED = d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED
+        RECENT, BUDGET, NOTHING = d.RECENT, d.BUDGET, d.NOTHING
+        detail = self.error.describe() if self.error is not None else ""
+        out: list = [None] * facts.count
+        after = []  # tool characters left behind by each tool position, for the messages around it
+        for p, index in enumerate(order):
+            code, counted, before, original = state[p], outs[p], chars_before[p], originals[index]
+            if code == KEEP:
+                limit = full_outputs if kinds[p] == OUTPUT else full_calls
+                if counted < limit:
+                    out[index] = new(D, (index, FULL, RECENT, counted, before, original, original, kind_names[index], ""))
+                    after.append(before + raw[p])
+                elif before < budget:
+                    out[index] = new(D, (index, FULL, BUDGET, counted, before, original, original, kind_names[index], ""))
+                    after.append(before + raw[p])
+                else:
+                    out[index] = new(D, (index, FULL, NOTHING, counted, before, original, original, kind_names[index], ""))
+                    after.append(before)
+            elif code == CUT:
+                out[index] = new(D, (index, TRUNCATED, d.MIDDLE, counted, before, original, short[p], kind_names[index], ""))
+                after.append(before + short[p])
+            elif code == DROP:
+                out[index] = new(D, (index, DROPPED, d.BEYOND_MAX, counted, before, original, 0, kind_names[index], ""))
+                after.append(before)
+            elif code == RAISE:
+                out[index] = new(D, (index, ERROR, d.SCOUT_ERROR, counted, before, original, 0, kind_names[index], detail))
+                after.append(before)
+            else:
+                out[index] = new(D, (index, UNDECIDED, d.NOT_REACHED, counted, before, original, 0, kind_names[index], ""))
+                after.append(before)
+        failed_at = self.error.index if self.error is not None else -1
+        for index, p in newer_tools:  # messages outside the walk: the counters left by the newer tool messages
+            counted, chars = (outs[p - 1], after[p - 1]) if p else (0, 0)
+            original, kind = originals[index], kind_names[index]
+            if index < failed_at:
+                out[index] = new(D, (index, UNDECIDED, d.NOT_REACHED, counted, chars, original, 0, kind, ""))
+            else:
+                reason = d.NO_CONTENT if kind else d.NOT_TOOL
+                out[index] = new(D, (index, FULL, reason, counted, chars, original, original, kind, ""))
+        return out
+
+    def tier_of(self, index: int) -> str:
+        p = self.facts.position.get(index)
+        if p is None:
+            if self.error is not None and index < self.error.index:
+                return d.UNDECIDED
+            return d.FULL
+        return _TIER[self.state[p]]
+
+    def tier_counts(self) -> dict[str, int]:
+        """Messages per tier (non-tool messages count as full)."""
+        if self.counts is None:
+            states = self.state
+            counts = {d.FULL: self.facts.count - len(states) + states.count(KEEP), d.TRUNCATED: states.count(CUT),
+                      d.DROPPED: states.count(DROP), d.ERROR: states.count(RAISE), d.UNDECIDED: states.count(UNREACHED)}
+            if self.error is not None:
+                # messages outside the walk that are older than the failure were never reached
+                skipped = sum(1 for i in range(self.error.index) if i not in self.facts.position)
+                counts[d.FULL] -= skipped
+                counts[d.UNDECIDED] += skipped
+            self.counts = counts
+        return self.counts
+
+    def visible_content(self, index: int):
+        """The content the model sees for message ``index`` (None when dropped)."""
+        p = self.facts.position.get(index)
+        message = self.facts.messages[index]
+        if p is None:
+            return message.fields.get("content")
+        state = self.state[p]
+        if state == CUT:
+            return self.facts.short_text[p]
+        if state == KEEP:
+            return message.fields.get("content")
+        return None
+
+    def messages(self) -> list[Message]:
+        """The prepared messages, oldest first (empty when scout-ai raises)."""
+        if self.error is not None:
+            return []
+        facts = self.facts
+        out = []
+        for index, message in enumerate(facts.messages):
+            p = facts.position.get(index)
+            if p is None:
+                out.append(message)
+                continue
+            state = self.state[p]
+            if state == KEEP:
+                out.append(message)
+            elif state == CUT:
+                out.append(message.with_content(facts.short_text[p]))
+        return out
+
+    def origins(self) -> list[int]:
+        """For each prepared message, the index of the message it came from."""
+        return [i for i in range(self.facts.count) if self.tier_of(i) in (d.FULL, d.TRUNCATED)]

@@ -1,0 +1,314 @@
+"""``Chat.shorten_tools_epoch`` as scout-ai S (733fc62) runs it, with an outcome per message.
+
+Works on message dicts (``{"role": ..., "content": ...}``) and reports, for each input
+position, the tier and the rule that decided it, so the chain in prepare.py can give
+specific reasons instead of guessing from the output. Ruby's evaluation order is kept
+where it decides *which* message raises: the role count, then the forward pass that
+finds repeated calls, then the newest-first walk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.core.scout import decision as d
+from inspector.core.ruby import json as rubyjson
+from inspector.core.scout.tool_facts import ruby_class
+from inspector.core.ruby.inspect import inspect, to_s
+from inspector.core.scout.shorten import shorten_string_sized
+
+NAME = "shorten_tools_epoch"
+DEFAULTS = {"epoch_tool_call_threshold": 50, "epoch_full_tool_calls": 20, "epoch_compacted_tool_calls": 80,
+            "epoch_size": 20}
+OUTPUT_SIZE = 400  # DEFAULT_SHORT_STRING_LENGTH * 2
+ARGUMENT_SIZE = 200
+
+# The heredoc in S mixes a tab-indented first line with space-indented ones; `<<~` cannot
+# remove part of a tab, so the first line keeps "\t  ". Counts are messages (calls and outputs).
+COMPACTION_TEXT = (
+    "\t  === Context Management ===\n\n"
+    "To fit within the model context window, this conversation has been compacted: some tool calls arguments "
+    "and tool call outputs have been truncated, and some have been removed entirely.\n\n"
+    "Compacted: {truncated}\nRemoved: {dropped}\n\n"
+    "Earlier tool results may no longer be present in the visible conversation history. If information appears "
+    "to be missing, it may have been removed during context compaction rather than never existing. The absence of "
+    "an earlier tool result in the current conversation does not necessarily mean that the tool has not already "
+    "been executed.\n\n"
+    "Repeated tool calls with the same arguments will be flagged and protected from removal or truncation."
+)
+
+_TOOL_ROLES = ("function_call", "function_call_output")
+
+
+@dataclass(frozen=True, slots=True)
+class EpochSettings:
+    threshold: int = 50
+    full: int = 20
+    compacted: int = 80
+    size: int = 20
+
+    @classmethod
+    def resolve(cls, env: dict[str, str] | None = None, config_files: list[Path] | None = None) -> "EpochSettings":
+        """The four values as scout-ai reads them: config files, environment, default, then to_i."""
+        from inspector.core.scout.settings import resolve_settings
+
+        values, _ = resolve_settings(DEFAULTS, env=env, config_files=config_files)
+        return cls(*(values[key].value for key in DEFAULTS))
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    tier: str
+    reason: str
+    counted: int | None = None  # parseable outputs counted newest first (Ruby's tool_ids.length)
+
+
+@dataclass(frozen=True, slots=True)
+class EpochError:
+    position: int
+    exception: str
+    why: str
+    name: object = None
+    id: object = None
+
+
+@dataclass(slots=True)
+class EpochResult:
+    messages: list[dict]
+    origins: list[int]  # input position of each returned message; -1 for the compaction message
+    outcomes: list[Outcome]  # one per input position
+    error: EpochError | None = None
+    truncated: int = 0
+    dropped: int = 0
+
+
+class _Raise(Exception):
+    def __init__(self, position: int, exception: str, why: str, data=None):
+        super().__init__(why)
+        name = data.get("name") if type(data) is dict else None
+        ident = data.get("id") if type(data) is dict else None
+        self.error = EpochError(position, exception, why, name, ident)
+
+
+_UNPARSED = object()
+
+
+def _parse(content):
+    """``JSON.parse json rescue nil``: anything that fails, or parses to nil/false, is kept as is."""
+    if type(content) is not str:
+        return _UNPARSED  # TypeError (not a String), rescued
+    try:
+        value = rubyjson.parse(content)
+    except rubyjson.RubyJSONError:
+        return _UNPARSED
+    if value is None or value is False or rubyjson.too_deep(content, value):
+        return _UNPARSED
+    return value
+
+
+def _index(value, key: str, position: int):
+    """Ruby's ``value[key]`` on whatever JSON.parse returned."""
+    kind = type(value)
+    if kind is dict:
+        return value.get(key)
+    if kind is str:
+        return key if key in value else None  # String#[](str): the substring or nil
+    if kind is int or kind is list:
+        raise _Raise(position, "TypeError", "no implicit conversion of String into Integer")
+    raise _Raise(position, "NoMethodError", f"undefined method `[]' for {ruby_class(value)}")
+
+
+def _hash_key(value):
+    """A Python key equal where Ruby's Hash keys are ``eql?`` (1 and 1.0 differ; 0.0 and -0.0 do not)."""
+    kind = type(value)
+    if kind is dict:
+        return ("h", frozenset((k, _hash_key(v)) for k, v in value.items()))
+    if kind is list:
+        return ("a", tuple(_hash_key(v) for v in value))
+    if kind is float:
+        return ("f", value + 0.0)
+    return (kind.__name__, value)
+
+
+def _sort_value(value):
+    # transform_keys(&:to_s).sort: Ruby compares strings by bytes
+    if type(value) is dict:
+        ordered = sorted(value.items(), key=lambda kv: kv[0].encode("utf-8", "surrogatepass"))
+        return {k: _sort_value(v) for k, v in ordered}
+    if type(value) is list:
+        return [_sort_value(v) for v in value]
+    return value
+
+
+def dedup_key(name, arguments) -> str:
+    """``name + "\\0" + JSON.generate(sorted arguments)``; the id is left out on purpose in S."""
+    try:
+        return f"{to_s(name)}\0{rubyjson.dumps(_sort_value(arguments if arguments not in (None, False) else {}))}"
+    except rubyjson.RubyJSONError:  # the Ruby method rescues (Infinity/NaN) and uses inspect
+        return f"{to_s(name)}\0{inspect(arguments)}"
+
+
+def protected_positions(items: list[dict], total: int) -> set[int]:
+    """Reverse positions (1 = newest parseable output) of the newest instance of each repeated call."""
+    pending: dict = {}
+    positions: dict[str, list[int]] = {}
+    forward = 0
+    for position, message in enumerate(items):
+        role = message.get("role")
+        if role not in _TOOL_ROLES:
+            continue
+        content = message.get("content")
+        if content is None or content is False:
+            continue
+        data = _parse(content)
+        if data is _UNPARSED:
+            continue
+        if role == "function_call":
+            name = _index(data, "name", position)
+            arguments = _index(data, "arguments", position)
+            ident = _index(data, "id", position)
+            pending[_hash_key(ident)] = dedup_key(name, arguments)
+        else:
+            forward += 1  # counts parseable outputs only: malformed ones make positions drift, as in S
+            key = pending.pop(_hash_key(_index(data, "id", position)), None)
+            if key is not None:
+                positions.setdefault(key, []).append(forward)
+    return {total - max(found) + 1 for found in positions.values() if len(found) > 1}
+
+
+def _values_at_error(data, position: int) -> _Raise:
+    if type(data) is list:
+        return _Raise(position, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
+    return _Raise(position, "NoMethodError", f"undefined method `values_at' for {ruby_class(data)} "
+                                             "(content JSON is not an object)")
+
+
+def run(items: list[dict], settings: EpochSettings = EpochSettings()) -> EpochResult:
+    """Apply the strategy to ``items`` (not modified); the result says what happened to each."""
+    size = len(items)
+    outcomes = [Outcome(d.UNDECIDED, d.NOT_REACHED)] * size
+    try:
+        return _run(items, settings, outcomes)
+    except _Raise as exc:
+        error = exc.error
+        outcomes[error.position] = Outcome(d.ERROR, d.SCOUT_ERROR)
+        return EpochResult([], [], outcomes, error)
+
+
+def _run(items, settings, outcomes) -> EpochResult:
+    for position, message in enumerate(items):
+        role = message.get("role")
+        if type(role) is not str:  # `m[:role].to_sym` in the count
+            raise _Raise(position, "NoMethodError", f"undefined method `to_sym' for {ruby_class(role)} "
+                                                    "(the message has no usable role)")
+    total = sum(1 for message in items if message["role"] == "function_call_output")
+    threshold, full, compacted, epoch = settings.threshold, settings.full, settings.compacted, settings.size
+    if total <= threshold or (full == 0 and compacted == 0) or epoch <= 0:
+        for position, message in enumerate(items):
+            tool = message["role"] in _TOOL_ROLES
+            outcomes[position] = Outcome(d.FULL, d.EPOCH_UNDER if tool else d.NOT_TOOL)
+        return EpochResult(list(items), list(range(len(items))), outcomes)
+    pinned = threshold + ((total - threshold) - 1) // epoch * epoch  # Ruby's / floors like //
+    keep_full = total - pinned + full
+    truncate_to = keep_full + compacted
+    protected = protected_positions(items, total)
+
+    kept: list[tuple[int, dict]] = []  # newest first
+    counted = 0
+    truncated = dropped = 0
+    for position in range(len(items) - 1, -1, -1):
+        message = items[position]
+        role = message["role"]
+        if role not in _TOOL_ROLES:
+            kept.append((position, message))
+            outcomes[position] = Outcome(d.FULL, d.NOT_TOOL)
+            continue
+        content = message.get("content")
+        if content is None:
+            kept.append((position, message))
+            outcomes[position] = Outcome(d.FULL, d.NO_CONTENT)
+            continue
+        data = _parse(content)
+        if data is _UNPARSED:
+            kept.append((position, message))
+            outcomes[position] = Outcome(d.FULL, d.EPOCH_UNPARSED)
+            continue
+        if type(data) is not dict:
+            raise _values_at_error(data, position)
+        output = role == "function_call_output"
+        if output:
+            counted += 1  # a call sees the count that already includes its own output
+        if counted <= keep_full:
+            kept.append((position, message))
+            outcomes[position] = Outcome(d.FULL, d.EPOCH_FULL, counted)
+        elif counted in protected:
+            kept.append((position, message))
+            outcomes[position] = Outcome(d.FULL, d.EPOCH_PROTECTED, counted)
+        elif counted <= truncate_to:
+            new_json = _compact_output(data, position) if output else _compact_call(data, position)
+            if new_json is None:
+                kept.append((position, message))
+                outcomes[position] = Outcome(d.FULL, d.EPOCH_NOTHING, counted)
+            else:
+                kept.append((position, {**message, "content": new_json}))  # msg.dup: other keys kept
+                outcomes[position] = Outcome(d.TRUNCATED, d.EPOCH_COMPACTED, counted)
+                truncated += 1
+        else:
+            outcomes[position] = Outcome(d.DROPPED, d.EPOCH_DROPPED, counted)
+            dropped += 1
+    kept.reverse()
+    out_messages = [message for _, message in kept]
+    origins = [position for position, _ in kept]
+    if truncated or dropped:
+        notice = {"role": "user", "content": COMPACTION_TEXT.format(truncated=truncated, dropped=dropped)}
+        # right after the first remaining tool message, even between a call and its output
+        at = next((i + 1 for i, m in enumerate(out_messages) if m["role"] in _TOOL_ROLES), len(out_messages))
+        out_messages.insert(at, notice)
+        origins.insert(at, -1)
+    return EpochResult(out_messages, origins, outcomes, None, truncated, dropped)
+
+
+def _compact_output(data: dict, position: int) -> str | None:
+    content = data.get("content")
+    new = shorten_string_sized(to_s(content), OUTPUT_SIZE)
+    if type(content) is str and new == content:
+        return None  # a non-String content never equals its to_s, so it is always replaced
+    data["content"] = new
+    return _to_json(data, position)
+
+
+def _compact_call(data: dict, position: int) -> str | None:
+    arguments = data.get("arguments")
+    if arguments is None or arguments is False:
+        return None
+    kind = type(arguments)
+    if kind is dict:
+        if not arguments:
+            return None
+        new = {k: shorten_string_sized(v, ARGUMENT_SIZE) if type(v) is str else v for k, v in arguments.items()}
+        if all(a is b or a == b for a, b in zip(arguments.values(), new.values())):
+            return None
+        data["arguments"] = new
+        return _to_json(data, position)
+    if kind is list:
+        if not any(v is not None and v is not False for v in arguments):
+            return None  # `[].any?` is false: kept
+        raise _Raise(position, "NoMethodError", "undefined method `values' for Array (arguments is an Array)", data)
+    raise _Raise(position, "NoMethodError", f"undefined method `any?' for {ruby_class(arguments)} "
+                                            "(arguments is not a Hash)", data)
+
+
+def _to_json(data: dict, position: int) -> str:
+    try:
+        return rubyjson.dumps(data)
+    except rubyjson.RubyJSONError as exc:
+        raise _Raise(position, exc.exception, str(exc), data) from None
+
+
+def shorten_tools_epoch(messages: list[dict], settings: EpochSettings | None = None) -> list[dict]:
+    """The plain strategy form (list in, list out); raises ValueError where scout-ai would raise."""
+    result = run(messages, settings or EpochSettings.resolve())
+    if result.error is not None:
+        raise ValueError(f"scout-ai would raise {result.error.exception}: {result.error.why}")
+    return result.messages

@@ -1,0 +1,244 @@
+"""Threshold-independent facts about a message list, computed once per chat.
+
+A plan after a threshold change reads only these integers; the shortened text of
+a tool message is computed the first time a plan puts it in the middle band.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from itertools import accumulate
+
+import orjson
+
+from inspector.core.ruby import json as rubyjson
+from inspector.core.errors import ScoutError
+from inspector.core.model import Message
+from inspector.core.scout.shorten import shorten_string
+
+CALL, OUTPUT, FAIL = 0, 1, 2
+_TOOL_ROLES = {"function_call": CALL, "function_call_output": OUTPUT}
+NOTHING_TO_SHORTEN = -1
+
+
+def chars_of(content) -> int:
+    """Characters of a message's content as scout-ai counts them (0 when not a string)."""
+    return len(content) if type(content) is str else 0
+
+
+class ToolFacts:
+    """Tool messages of one list, newest first, with their lengths and parsed JSON."""
+
+    def __init__(self, messages: list[Message]):
+        self.messages = messages
+        self.count = len(messages)
+        order, kinds, raw, parsed, self.failures = _scan(messages, range(self.count - 1, -1, -1))
+        self.order = order
+        self.kinds = kinds
+        self.raw = raw
+        self.parsed = parsed
+        # outputs counted at each position (an output counts itself; a call sees the outputs after it)
+        outs, counted = [], 0
+        for kind in kinds:
+            if kind == OUTPUT:
+                counted += 1
+            outs.append(counted)
+        self.outs = outs
+        self.prefix = [0, *accumulate(raw)]  # tool chars before each position if all were kept
+        self.first_failure = min(self.failures) if self.failures else len(order)
+        self.short: list[int | None] = [None] * len(order)  # visible length when truncated, lazily
+        self.short_text: dict[int, str] = {}
+        self.band_errors: dict[int, ScoutError] = {}
+        self.position = {index: p for p, index in enumerate(order)}
+        self._nontool_chars: int | None = None
+        self._tool_chars: int | None = None
+        self._columns = None
+
+    # -- the middle band --------------------------------------------------------------
+    def shortened(self, position: int) -> int:
+        """Visible length of the message at ``position`` once shortened, or NOTHING_TO_SHORTEN.
+
+        Records a band error instead when scout-ai would raise while shortening it.
+        """
+        known = self.short[position]
+        if known is not None:
+            return known
+        index = self.order[position]
+        data = self.parsed[position]
+        content = self.messages[index].fields.get("content")
+        if rubyjson.has_long_digits(content):
+            data = rubyjson.parse(content)  # exact wide integers before writing them back
+        try:
+            text = self._shorten(data, self.kinds[position])
+        except _BandError as exc:
+            message = self.messages[index]
+            self.band_errors[position] = ScoutError(
+                index, message.fields.get("role"), data.get("name"), data.get("id"), exc.exception, exc.why)
+            self.short[position] = NOTHING_TO_SHORTEN
+            return NOTHING_TO_SHORTEN
+        if text is None:
+            self.short[position] = NOTHING_TO_SHORTEN
+        else:
+            self.short_text[position] = text
+            self.short[position] = len(text)
+        return self.short[position]
+
+    @staticmethod
+    def _shorten(data: dict, kind: int) -> str | None:
+        if kind == CALL:
+            arguments = data.get("arguments")
+            if type(arguments) is not dict:
+                method = "values" if arguments is None or arguments is False else "each"
+                raise _BandError("NoMethodError",
+                                 f"undefined method `{method}' for {ruby_class(arguments)} "
+                                 "(arguments must be a JSON object to be shortened)")
+            changed = False
+            new_arguments = {}
+            for key, value in arguments.items():
+                if type(value) is str:
+                    short = shorten_string(value)
+                    changed = changed or short != value
+                    new_arguments[key] = short
+                else:
+                    new_arguments[key] = value
+            if not changed:
+                return None
+            new = dict(data)
+            new["arguments"] = new_arguments
+        else:
+            content = data.get("content")
+            if type(content) is str:
+                short = shorten_string(content)
+                if short == content:
+                    return None
+            elif type(content) in (list, dict):
+                if len(content) <= 200:
+                    return None  # Array/Hash#length is small: returned as is, so unchanged
+                raise _BandError("TypeError", f"no implicit conversion of {ruby_class(content)} into String "
+                                 f"(MD5 of a {ruby_class(content)} with {len(content)} elements)")
+            else:
+                raise _BandError("NoMethodError", f"undefined method `length' for {ruby_class(content)} "
+                                 "(output content must be a string to be shortened)")
+            new = dict(data)
+            new["content"] = short
+        try:
+            return rubyjson.dumps(new)
+        except rubyjson.RubyJSONError as exc:
+            raise _BandError(exc.exception, str(exc)) from None
+
+    def shortened_text(self, position: int) -> str | None:
+        self.shortened(position)
+        return self.short_text.get(position)
+
+    def message_columns(self) -> tuple[list[int], list[str], list[tuple[int, int]]]:
+        """Per message: content length, "call"/"output"/"" and, for those outside the walk, how many
+        tool positions are newer. Threshold-independent, so built once for every plan's decisions."""
+        if self._columns is None:
+            originals, kinds = [], []
+            for message in self.messages:
+                fields = message.fields
+                content = fields.get("content")
+                originals.append(len(content) if type(content) is str else 0)
+                role = fields.get("role")
+                kinds.append("call" if role == "function_call" else "output" if role == "function_call_output" else "")
+            outside, p = [], 0
+            position = self.position
+            for index in range(self.count - 1, -1, -1):
+                if index in position:
+                    p = position[index] + 1
+                else:
+                    outside.append((index, p))
+            self._columns = (originals, kinds, outside)
+        return self._columns
+
+    # -- sizes --------------------------------------------------------------------------
+    def tool_chars(self) -> int:
+        """Characters of the tool messages the walk counts (fixed whatever the thresholds)."""
+        if self._tool_chars is None:
+            self._tool_chars = sum(self.raw[p] for p in range(len(self.order)) if self.kinds[p] != FAIL)
+        return self._tool_chars
+
+    def nontool_chars(self) -> int:
+        """Characters of every other message."""
+        if self._nontool_chars is None:
+            self._nontool_chars = sum(chars_of(m.fields.get("content")) for m in self.messages) - self.tool_chars()
+        return self._nontool_chars
+
+    def keep_prefix_end(self, budget: int, stop: int) -> int:
+        """First position whose tool chars before it (all newer kept) reach ``budget``."""
+        return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
+
+
+def _scan(messages, indices):
+    """Classify and parse the tool messages at ``indices`` (newest first), as shorten_tools would meet them."""
+    order: list[int] = []
+    kinds: list[int] = []
+    raw: list[int] = []
+    parsed: list = []
+    failures: dict[int, ScoutError] = {}
+    order_append, kinds_append, raw_append, parsed_append = order.append, kinds.append, raw.append, parsed.append
+    fast_loads = orjson.loads
+    careful = rubyjson.parse
+    tool_roles = _TOOL_ROLES
+
+    def fail(index, data, exception, why):
+        message = messages[index]
+        failures[len(order)] = ScoutError(index, message.fields.get("role"), data.get("name") if type(data) is dict else None,
+                                          data.get("id") if type(data) is dict else None, exception, why)
+        content = message.fields.get("content")
+        order_append(index)
+        kinds_append(FAIL)
+        raw_append(len(content) if type(content) is str else 0)
+        parsed_append(data)
+
+    for index in indices:
+        fields = messages[index].fields
+        role = fields.get("role")
+        kind = tool_roles.get(role) if type(role) is str else FAIL
+        if kind is None:
+            continue
+        if kind == FAIL:
+            fail(index, None, "NoMethodError", f"undefined method `to_sym' for {ruby_class(role)} (the message has no usable role)")
+            continue
+        content = fields.get("content")
+        if content is None or content is False:
+            continue  # `next msg unless json`: passed through, not counted
+        if type(content) is not str:
+            fail(index, None, "TypeError",
+                 f"no implicit conversion of {ruby_class(content)} into String (content is not JSON text)")
+            continue
+        try:
+            # the common case inline (ASCII text, orjson); anything unusual takes the careful path
+            data = fast_loads(content) if content.isascii() else careful(content, False)
+        except (orjson.JSONDecodeError, rubyjson.RubyJSONError):
+            try:
+                data = careful(content, False)
+            except rubyjson.RubyJSONError as exc:
+                fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
+                continue
+        if type(data) is not dict:
+            fail(index, data, "NoMethodError",
+                 f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)")
+            continue
+        order_append(index)
+        kinds_append(kind)
+        raw_append(len(content))
+        parsed_append(data)
+    return order, kinds, raw, parsed, failures
+
+
+class _BandError(Exception):
+    def __init__(self, exception: str, why: str):
+        super().__init__(why)
+        self.exception = exception
+        self.why = why
+
+
+def ruby_class(value) -> str:
+    if value is None:
+        return "nil"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return {str: "String", int: "Integer", float: "Float", list: "Array", dict: "Hash"}.get(type(value), type(value).__name__)
