@@ -25,9 +25,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bigchat  # noqa: E402
-from inspector.core.scout.tool_facts import ToolFacts  # noqa: E402
+
 from inspector.core.io.formats import load_chat  # noqa: E402
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan  # noqa: E402
+from inspector.core.scout.tool_facts import ToolFacts  # noqa: E402
 
 ENV_KEYS = ("FULL_TOOL_CALLS", "FULL_TOOL_OUTPUTS", "MAX_TOOL_CALLS", "MAX_TOOL_OUTPUTS", "MAX_TOOL_CHARS")
 
@@ -40,8 +41,14 @@ def replan_times(path: Path, runs: int) -> dict:
     t2 = time.perf_counter()
     ShortenToolsPlan(facts, (0, 10, 40, 40, 100_000))
     t3 = time.perf_counter()
-    variants = [(0, 10, 40, 40, 100_000 + 1000 * i) if i % 3 == 0 else (0, 10 + i % 7, 40 + i % 11, 40 + i % 13, 100_000)
-                if i % 3 == 1 else (i % 5, 10, 30 + i % 20, 30 + i % 20, 50_000 + 997 * i) for i in range(runs)]
+    variants = [
+        (0, 10, 40, 40, 100_000 + 1000 * i)
+        if i % 3 == 0
+        else (0, 10 + i % 7, 40 + i % 11, 40 + i % 13, 100_000)
+        if i % 3 == 1
+        else (i % 5, 10, 30 + i % 20, 30 + i % 20, 50_000 + 997 * i)
+        for i in range(runs)
+    ]
     for values in variants[:5]:  # first visits compute the shortened texts they need (cached after)
         ShortenToolsPlan(facts, values).decisions()
     timings, arrays = [], []
@@ -54,9 +61,15 @@ def replan_times(path: Path, runs: int) -> dict:
         assert len(decisions) == len(chat.messages)
         arrays.append(middle - start)
         timings.append(time.perf_counter() - start)
-    return {"messages": len(chat.messages), "load_s": t1 - t0, "facts_s": t2 - t1, "first_plan_s": t3 - t2,
-            "replan_median_ms": statistics.median(timings) * 1000, "replan_max_ms": max(timings) * 1000,
-            "arrays_median_ms": statistics.median(arrays) * 1000}
+    return {
+        "messages": len(chat.messages),
+        "load_s": t1 - t0,
+        "facts_s": t2 - t1,
+        "first_plan_s": t3 - t2,
+        "replan_median_ms": statistics.median(timings) * 1000,
+        "replan_max_ms": max(timings) * 1000,
+        "arrays_median_ms": statistics.median(arrays) * 1000,
+    }
 
 
 def process_time(command: list[str], env: dict) -> float:
@@ -81,12 +94,18 @@ def main() -> None:
     print(f"chat: {path} ({path.stat().st_size / 1e6:.1f} MB)")
     figures = replan_times(path, args.runs)
     print(f"messages: {figures['messages']:,}")
-    print(f"load: {figures['load_s']:.3f} s, facts: {figures['facts_s']:.3f} s, first plan: {figures['first_plan_s'] * 1000:.1f} ms")
-    print(f"re-plan after a threshold change, with a Decision object for each of the {figures['messages']:,} "
-          f"messages: median {figures['replan_median_ms']:.2f} ms, max {figures['replan_max_ms']:.2f} ms over "
-          f"{args.runs} changes (target: median < 10 ms)")
-    print(f"  of which the plan itself (tiers and counters as arrays, totals): median "
-          f"{figures['arrays_median_ms']:.3f} ms")
+    print(
+        f"load: {figures['load_s']:.3f} s, facts: {figures['facts_s']:.3f} s, first plan: {figures['first_plan_s'] * 1000:.1f} ms"
+    )
+    print(
+        f"re-plan after a threshold change, with a Decision object for each of the {figures['messages']:,} "
+        f"messages: median {figures['replan_median_ms']:.2f} ms, max {figures['replan_max_ms']:.2f} ms over "
+        f"{args.runs} changes (target: median < 10 ms)"
+    )
+    print(
+        f"  of which the plan itself (tiers and counters as arrays, totals): median "
+        f"{figures['arrays_median_ms']:.3f} ms"
+    )
     env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
     env["PYTHONPATH"] = str(ROOT)
     ours_cmd = [sys.executable, "-m", "inspector", "prepare", str(path), "--no-scout-config", "-o", os.devnull]

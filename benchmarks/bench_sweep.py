@@ -19,8 +19,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bigchat  # noqa: E402
 
 from inspector.core.analysis.replan import output_count  # noqa: E402
-from inspector.core.inspection import open_inspection  # noqa: E402
 from inspector.core.analysis.sweep import sweep  # noqa: E402
+from inspector.core.inspection import open_inspection  # noqa: E402
 from inspector.core.scout.settings import KEYS  # noqa: E402
 
 TARGET_SECONDS = 5.0
@@ -48,8 +48,10 @@ def main() -> int:
         started = time.perf_counter()
         inspection = open_inspection(path, config_files=[], env={})
         loaded = time.perf_counter() - started
-    print(f"chat: {len(inspection.chat.messages):,} messages, {output_count(inspection):,} tool outputs, "
-          f"{inspection.facts.prefix[-1]:,} tool characters; loaded in {loaded:.2f} s")
+    print(
+        f"chat: {len(inspection.chat.messages):,} messages, {output_count(inspection):,} tool outputs, "
+        f"{inspection.facts.prefix[-1]:,} tool characters; loaded in {loaded:.2f} s"
+    )
     worst = 0.0
     for key, values in ranges(inspection, args.values).items():
         started = time.perf_counter()
@@ -57,8 +59,10 @@ def main() -> int:
         elapsed = time.perf_counter() - started
         worst = max(worst, elapsed)
         sent = [r.messages for r in rows]
-        print(f"{key:<18} {len(values)} values {values[0]:,}..{values[-1]:,}: {elapsed:.3f} s "
-              f"({elapsed / len(values) * 1000:.2f} ms/value; messages sent {min(sent):,}..{max(sent):,})")
+        print(
+            f"{key:<18} {len(values)} values {values[0]:,}..{values[-1]:,}: {elapsed:.3f} s "
+            f"({elapsed / len(values) * 1000:.2f} ms/value; messages sent {min(sent):,}..{max(sent):,})"
+        )
     verdict = "ok" if worst < TARGET_SECONDS else "TOO SLOW"
     print(f"slowest sweep {worst:.3f} s (target < {TARGET_SECONDS:.0f} s): {verdict}")
     return 0 if worst < TARGET_SECONDS else 1

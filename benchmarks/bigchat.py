@@ -1,6 +1,6 @@
 """A large, deterministic agent chat for the benchmarks: 20,000 messages, about 70 MB.
 
-    python benchmarks/bigchat.py OUT.json [--messages N] [--mb M]
+python benchmarks/bigchat.py OUT.json [--messages N] [--mb M]
 """
 
 from __future__ import annotations
@@ -10,10 +10,29 @@ import json
 import random
 from pathlib import Path
 
-WORDS = ("connection pool retry checkout order ledger timeout handshake cache queue error warning trace stack "
-         "frame socket latency config value").split()
+WORDS = [
+    "connection",
+    "pool",
+    "retry",
+    "checkout",
+    "order",
+    "ledger",
+    "timeout",
+    "handshake",
+    "cache",
+    "queue",
+    "error",
+    "warning",
+    "trace",
+    "stack",
+    "frame",
+    "socket",
+    "latency",
+    "config",
+    "value",
+]
 # Tool outputs are mostly ASCII (logs, code); some carry accents, CJK or emoji.
-OTHER_WORDS = "résumé naïve 数据 ошибка 😀 café".split()
+OTHER_WORDS = ["résumé", "naïve", "数据", "ошибка", "😀", "café"]
 NON_ASCII_SHARE = 0.15
 
 
@@ -49,14 +68,26 @@ def build(messages: int = 20_000, megabytes: float = 60.0, seed: int = 7) -> lis
         name = rng.choice(["grep", "read_file", "run_tests", "http_get"])
         corpus = mixed_corpus if rng.random() < NON_ASCII_SHARE else ascii_corpus
         start = rng.randrange(0, len(corpus) - 2_000)
-        arguments = {"path": f"src/module_{n}.py", "pattern": corpus[start: start + rng.randint(5, 400)]}
-        out.append({"role": "function_call", "content": json.dumps({"name": name, "arguments": arguments, "id": ident},
-                                                                    ensure_ascii=False, separators=(",", ":"))})
+        arguments = {"path": f"src/module_{n}.py", "pattern": corpus[start : start + rng.randint(5, 400)]}
+        out.append(
+            {
+                "role": "function_call",
+                "content": json.dumps(
+                    {"name": name, "arguments": arguments, "id": ident}, ensure_ascii=False, separators=(",", ":")
+                ),
+            }
+        )
         size = max(10, int(rng.expovariate(1 / average)))
         start = rng.randrange(0, len(corpus) - 1)
         body = (corpus[start:] + corpus)[:size] if size < len(corpus) else (corpus * (size // len(corpus) + 1))[:size]
-        out.append({"role": "function_call_output", "content": json.dumps({"name": name, "content": body, "id": ident},
-                                                                           ensure_ascii=False, separators=(",", ":"))})
+        out.append(
+            {
+                "role": "function_call_output",
+                "content": json.dumps(
+                    {"name": name, "content": body, "id": ident}, ensure_ascii=False, separators=(",", ":")
+                ),
+            }
+        )
     return out[:messages]
 
 

@@ -22,7 +22,9 @@ def log_lines(rng: random.Random, count: int, service: str) -> str:
     for i in range(count):
         level = rng.choice(levels)
         text = " ".join(rng.choice(words) for _ in range(rng.randint(4, 10)))
-        lines.append(f"2026-11-{rng.randint(1, 28):02d}T10:{i % 60:02d}:{rng.randint(0, 59):02d}Z {level} [{service}] {text}")
+        lines.append(
+            f"2026-11-{rng.randint(1, 28):02d}T10:{i % 60:02d}:{rng.randint(0, 59):02d}Z {level} [{service}] {text}"
+        )
     return "\n".join(lines)
 
 
@@ -49,12 +51,22 @@ def build() -> list[dict]:
         nonlocal n
         n += 1
         ident = f"call_{n:03d}"
-        messages.append({"role": "function_call",
-                         "content": json.dumps({"name": name, "arguments": arguments, "id": ident}, ensure_ascii=False,
-                                               separators=(",", ":"))})
-        messages.append({"role": "function_call_output",
-                         "content": json.dumps({"name": name, "content": output, "id": ident}, ensure_ascii=False,
-                                               separators=(",", ":"))})
+        messages.append(
+            {
+                "role": "function_call",
+                "content": json.dumps(
+                    {"name": name, "arguments": arguments, "id": ident}, ensure_ascii=False, separators=(",", ":")
+                ),
+            }
+        )
+        messages.append(
+            {
+                "role": "function_call_output",
+                "content": json.dumps(
+                    {"name": name, "content": output, "id": ident}, ensure_ascii=False, separators=(",", ":")
+                ),
+            }
+        )
 
     call("read_file", {"path": "services/checkout/config/production.yaml"}, config_dump(rng))
     messages.append({"role": "assistant", "content": "The config sets a reconnect backoff; I'll check the logs next."})
@@ -64,19 +76,32 @@ def build() -> list[dict]:
         if kind == 0:
             call("grep_logs", {"service": service, "pattern": "timeout|reconnect"}, log_lines(rng, 90, service))
         elif kind == 1:
-            call("run_tests", {"suite": f"tests/{service}", "args": ["-x", "--maxfail=1"]},
-                 log_lines(rng, 70, service) + "\nFAILED tests/test_retry.py::test_backoff - AssertionError")
+            call(
+                "run_tests",
+                {"suite": f"tests/{service}", "args": ["-x", "--maxfail=1"]},
+                log_lines(rng, 70, service) + "\nFAILED tests/test_retry.py::test_backoff - AssertionError",
+            )
         elif kind == 2:
-            call("http_get", {"url": f"https://{service}.internal/health"},
-                 json.dumps({"status": rng.choice(["ok", "degraded"]), "latency_ms": rng.randint(3, 900)}))
+            call(
+                "http_get",
+                {"url": f"https://{service}.internal/health"},
+                json.dumps({"status": rng.choice(["ok", "degraded"]), "latency_ms": rng.randint(3, 900)}),
+            )
         else:
-            call("read_file", {"path": f"services/{service}/src/client_{round_}.py"},
-                 "\n".join(f"    line_{i} = retry(connect, attempt={i})" for i in range(rng.randint(20, 60))))
+            call(
+                "read_file",
+                {"path": f"services/{service}/src/client_{round_}.py"},
+                "\n".join(f"    line_{i} = retry(connect, attempt={i})" for i in range(rng.randint(20, 60))),
+            )
         if round_ % 9 == 8:
             messages.append({"role": "assistant", "content": f"Round {round_ + 1}: still narrowing it down."})
     messages.append({"role": "user", "content": "What reconnect backoff does production use? Quote the config."})
-    messages.append({"role": "assistant",
-                     "content": "I no longer have the production config in view; I would need to read it again."})
+    messages.append(
+        {
+            "role": "assistant",
+            "content": "I no longer have the production config in view; I would need to read it again.",
+        }
+    )
     return messages
 
 

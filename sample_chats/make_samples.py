@@ -17,8 +17,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from make_json_samples import build  # noqa: E402
 
-from inspector.core.model import Message  # noqa: E402
 from inspector.core.io.printers.chat import print_chat  # noqa: E402
+from inspector.core.model import Message  # noqa: E402
 
 
 def compact(value) -> str:
@@ -35,8 +35,13 @@ def as_scout(messages: list[dict]) -> str:
         role = message["role"]
         if role in ("function_call", "assistant"):  # every call here is its own inference
             tokens += 350
-            out.append({"role": "meta", "content": f"pt={tokens} ct=40 tt={tokens + 40} timestamp=2026-11-20T10:"
-                                                   f"{len(out) % 60:02d}:00.000Z"})
+            out.append(
+                {
+                    "role": "meta",
+                    "content": f"pt={tokens} ct=40 tt={tokens + 40} timestamp=2026-11-20T10:"
+                    f"{len(out) % 60:02d}:00.000Z",
+                }
+            )
         out.append(message)
         if role == "assistant":
             response += 1
@@ -50,8 +55,11 @@ def as_openai(messages: list[dict]) -> dict:
         role, content = message["role"], message["content"]
         if role == "function_call":
             info = json.loads(content)
-            call = {"id": info["id"], "type": "function",
-                    "function": {"name": info["name"], "arguments": compact(info["arguments"])}}
+            call = {
+                "id": info["id"],
+                "type": "function",
+                "function": {"name": info["name"], "arguments": compact(info["arguments"])},
+            }
             if items and items[-1]["role"] == "assistant" and "tool_calls" in items[-1]:
                 items[-1]["tool_calls"].append(call)
             else:
@@ -223,8 +231,10 @@ def main() -> None:
     demo = HERE.parent / "inspector" / "demo" / "demo.chat"
     demo.parent.mkdir(exist_ok=True)
     demo.write_text(as_scout(messages), encoding="utf-8")
-    for name, value in (("debug_session.openai.json", as_openai(messages)),
-                        ("debug_session.anthropic.json", as_anthropic(messages))):
+    for name, value in (
+        ("debug_session.openai.json", as_openai(messages)),
+        ("debug_session.anthropic.json", as_anthropic(messages)),
+    ):
         (HERE / name).write_text(json.dumps(value, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     (HERE / "files").mkdir(exist_ok=True)
     (HERE / "files" / "runbook.md").write_text(RUNBOOK, encoding="utf-8")

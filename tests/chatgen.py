@@ -9,7 +9,7 @@ ALPHABETS = [
     "abcdefghij klmnopqrstuvwxyz\n",
     "été ça naïve Ωμέγα 中文字符 ",
     "😀👍🏽🇫🇷 e\u0301 a\u0308 ",
-    "\t\"\\/<>{}[]\u2028\u0001\u001f\u007f",
+    '\t"\\/<>{}[]\u2028\u0001\u001f\u007f',
     "0123456789.,;:-_=+ ",
 ]
 TOOLS = ["ls", "read_file", "grep", "run_tests", "http_get", "sql"]
@@ -36,7 +36,7 @@ def value(rng: random.Random, scale: int, depth: int = 0):
     if pick < 0.45 or depth > 2:
         return text(rng, size(rng, scale))
     if pick < 0.55:
-        return rng.randint(-10**6, 10**6)
+        return rng.randint(-(10**6), 10**6)
     if pick < 0.65:
         return rng.choice([0.5, 3.0, 1e20, 1.5e-7, 1e15, 123456.789, -0.0, 2.5e16, 100.0])
     if pick < 0.7:
@@ -61,8 +61,14 @@ def chat(seed: int, messages: int = 60, scale: int = 3000, extras: bool = True, 
             call_id = f"call_{seed}_{n}"
             name = rng.choice(TOOLS)
             args = {f"a{i}": value(rng, scale) for i in range(rng.randint(0, 3))}
-            out.append({"role": "function_call",
-                        "content": json.dumps({"name": name, "arguments": args, "id": call_id}, ensure_ascii=rng.random() < 0.3)})
+            out.append(
+                {
+                    "role": "function_call",
+                    "content": json.dumps(
+                        {"name": name, "arguments": args, "id": call_id}, ensure_ascii=rng.random() < 0.3
+                    ),
+                }
+            )
             body = {"name": name, "content": text(rng, size(rng, scale)), "id": call_id}
             if rng.random() < 0.2:
                 body["stack"] = [text(rng, 20) for _ in range(2)]
@@ -78,22 +84,45 @@ def chat(seed: int, messages: int = 60, scale: int = 3000, extras: bool = True, 
     if traps:
         for _ in range(rng.randint(1, 3)):
             j = rng.randrange(len(out))
-            trap = rng.choice(["bad_json", "null_args", "string_args", "null_content", "no_role", "array_content",
-                               "scalar_json", "big_array", "int_content"])
+            trap = rng.choice(
+                [
+                    "bad_json",
+                    "null_args",
+                    "string_args",
+                    "null_content",
+                    "no_role",
+                    "array_content",
+                    "scalar_json",
+                    "big_array",
+                    "int_content",
+                ]
+            )
             if trap == "bad_json":
                 out[j] = {"role": rng.choice(["function_call", "function_call_output"]), "content": "{not json"}
             elif trap == "null_args":
                 out[j] = {"role": "function_call", "content": json.dumps({"name": "x", "arguments": None, "id": "n"})}
             elif trap == "string_args":
-                out[j] = {"role": "function_call", "content": json.dumps({"name": "x", "arguments": "{\"q\": 1}", "id": "s"})}
+                out[j] = {
+                    "role": "function_call",
+                    "content": json.dumps({"name": "x", "arguments": '{"q": 1}', "id": "s"}),
+                }
             elif trap == "null_content":
-                out[j] = {"role": "function_call_output", "content": json.dumps({"name": "x", "content": None, "id": "z"})}
+                out[j] = {
+                    "role": "function_call_output",
+                    "content": json.dumps({"name": "x", "content": None, "id": "z"}),
+                }
             elif trap == "no_role":
                 out[j] = {"content": "who am I"}
             elif trap == "array_content":
-                out[j] = {"role": "function_call_output", "content": json.dumps({"name": "x", "content": [1, 2], "id": "a"})}
+                out[j] = {
+                    "role": "function_call_output",
+                    "content": json.dumps({"name": "x", "content": [1, 2], "id": "a"}),
+                }
             elif trap == "big_array":
-                out[j] = {"role": "function_call_output", "content": json.dumps({"name": "x", "content": list(range(250)), "id": "b"})}
+                out[j] = {
+                    "role": "function_call_output",
+                    "content": json.dumps({"name": "x", "content": list(range(250)), "id": "b"}),
+                }
             elif trap == "scalar_json":
                 out[j] = {"role": "function_call_output", "content": "42"}
             elif trap == "int_content":

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from inspector.core.model import Chat, Message
 from inspector.core.inspection import Inspection
+from inspector.core.model import Chat, Message
 from inspector.core.scout.settings import resolve
 
 FACT = "reconnect_backoff_ms: 7350"

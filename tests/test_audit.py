@@ -1,7 +1,7 @@
 """The forgetting audit: each pattern found on a chat built to contain it, nothing on a clean chat."""
 
-
 from forget_chats import call, filler, inspection, out
+
 from inspector.core.analysis.audit import audit, error_ends
 from inspector.core.model import Chat, Consumed, Finding, Message
 
@@ -16,8 +16,13 @@ def test_clean_chat_has_no_findings():
 
 
 def test_repeated_call_after_its_result_was_dropped():
-    items = [call("read", "c0", {"path": "a.py"}), out("read", "c0", "x" * 2000), *filler(4),
-             call("read", "c9", {"path": "a.py"}), out("read", "c9", "x" * 2000)]
+    items = [
+        call("read", "c0", {"path": "a.py"}),
+        out("read", "c0", "x" * 2000),
+        *filler(4),
+        call("read", "c9", {"path": "a.py"}),
+        out("read", "c9", "x" * 2000),
+    ]
     findings = audit(inspection(items, full_tool_outputs=1, max_tool_calls=2, max_tool_chars=1))
     [f] = [f for f in findings if f.kind == "repeated_call"]
     assert f.messages == (0, 1, 10)
@@ -25,26 +30,30 @@ def test_repeated_call_after_its_result_was_dropped():
 
 
 def test_repeat_is_fine_when_the_result_was_still_there():
-    items = [call("read", "c0", {"path": "a.py"}), out("read", "c0", "x" * 2000),
-             call("read", "c1", {"path": "a.py"}), out("read", "c1", "x" * 2000)]
+    items = [
+        call("read", "c0", {"path": "a.py"}),
+        out("read", "c0", "x" * 2000),
+        call("read", "c1", {"path": "a.py"}),
+        out("read", "c1", "x" * 2000),
+    ]
     assert "repeated_call" not in kinds(audit(inspection(items)))
 
 
 def test_call_kept_but_output_dropped_and_the_reverse():
     items = [call("a", "c0", {"q": 1}), out("a", "c0", "o" * 300), *filler(3, size=300)]
-    findings = audit(inspection(items, full_tool_outputs=0, max_tool_calls=10, max_tool_outputs=1,
-                                max_tool_chars=1))
+    findings = audit(inspection(items, full_tool_outputs=0, max_tool_calls=10, max_tool_outputs=1, max_tool_chars=1))
     f = next(f for f in findings if f.kind == "call_without_output")
     assert f.messages == (0, 1)
-    findings = audit(inspection(items, full_tool_outputs=0, max_tool_calls=1, max_tool_outputs=10,
-                                max_tool_chars=1))
+    findings = audit(inspection(items, full_tool_outputs=0, max_tool_calls=1, max_tool_outputs=10, max_tool_chars=1))
     assert "output_without_call" in kinds(findings)
 
 
 def test_truncated_output_whose_cut_removed_an_error():
-    trace_text = ("running tests\n" + "ok\n" * 100 + "Traceback (most recent call last):\n"
-                  '  File "app.py", line 3, in <module>\n    main()\n'
-                  "KeyError: 'reconnect_backoff_ms'\n" + "cleanup\n" * 100)
+    trace_text = (
+        "running tests\n" + "ok\n" * 100 + "Traceback (most recent call last):\n"
+        '  File "app.py", line 3, in <module>\n    main()\n'
+        "KeyError: 'reconnect_backoff_ms'\n" + "cleanup\n" * 100
+    )
     items = [call("run_tests", "c0", {}), out("run_tests", "c0", trace_text), *filler(2)]
     findings = audit(inspection(items, full_tool_outputs=1, max_tool_chars=1))
     [f] = [f for f in findings if f.kind == "cut_error"]
@@ -56,17 +65,25 @@ def test_truncated_output_whose_cut_removed_an_error():
 
 
 def test_error_ends_spans():
-    text = "a\nTraceback (most recent call last):\n  File \"x\", line 1\nValueError: v\nb\n"
+    text = 'a\nTraceback (most recent call last):\n  File "x", line 1\nValueError: v\nb\n'
     spans = error_ends(text)
     assert any(text[a:b].endswith("ValueError: v") for a, b in spans)
 
 
 def test_clear_and_previous_response_id_and_loader_hazards():
     kept = [Message({"role": "user", "content": "now"}, line=9)]
-    gone = [Consumed(Message({"role": "user", "content": f"old {i}"}, line=i + 1), "clear", "cleared at line 8", 0)
-            for i in range(3)]
-    gone.append(Consumed(Message({"role": "previous_response_id", "content": "resp_1"}, line=12),
-                         "previous_response_id", "earlier turns live on the server", 1))
+    gone = [
+        Consumed(Message({"role": "user", "content": f"old {i}"}, line=i + 1), "clear", "cleared at line 8", 0)
+        for i in range(3)
+    ]
+    gone.append(
+        Consumed(
+            Message({"role": "previous_response_id", "content": "resp_1"}, line=12),
+            "previous_response_id",
+            "earlier turns live on the server",
+            1,
+        )
+    )
     hazard = Finding("unclosed_block", "a block at line 4 never closes", line=4, indices=(0,))
     chat = Chat(kept, consumed=gone, findings=[hazard])
     findings = audit(inspection(None, chat=chat))

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import output, rounds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,8 +19,9 @@ def run(*args, cwd=None, env=None, home=None):
     if home is not None:
         base["HOME"] = str(home)
     base.update(env or {})
-    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd or ROOT, env=base)
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True, cwd=cwd or ROOT, env=base
+    )
 
 
 def write(tmp_path, items, name="chat.json"):
@@ -39,8 +39,17 @@ def test_prepare_json_is_compact_and_keeps_extra_keys(tmp_path):
 
 def test_prepare_jsonl_and_set(tmp_path):
     items = rounds(3, 500)
-    r = run("prepare", write(tmp_path, items), "--format", "jsonl", "--set", "max_tool_chars=0",
-            "--set", "full_tool_outputs=2", home=tmp_path)
+    r = run(
+        "prepare",
+        write(tmp_path, items),
+        "--format",
+        "jsonl",
+        "--set",
+        "max_tool_chars=0",
+        "--set",
+        "full_tool_outputs=2",
+        home=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     assert len(lines) == 6
@@ -58,14 +67,28 @@ def test_prepare_env_thresholds_and_warning(tmp_path):
 
 def test_explain_json_rows(tmp_path):
     items = [{"role": "user", "content": "go"}, *rounds(2, 500)]
-    r = run("explain", write(tmp_path, items), "--format", "json", "--set", "max_tool_chars=0",
-            "--set", "full_tool_outputs=0", "--set", "max_tool_calls=1", home=tmp_path)
+    r = run(
+        "explain",
+        write(tmp_path, items),
+        "--format",
+        "json",
+        "--set",
+        "max_tool_chars=0",
+        "--set",
+        "full_tool_outputs=0",
+        "--set",
+        "max_tool_calls=1",
+        home=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
     assert [(row["index"], row["role"], row["tier"], row["reason"]) for row in rows] == [
-        (0, "user", "full", "not_tool"), (1, "function_call", "dropped", "beyond_max"),
-        (2, "function_call_output", "dropped", "beyond_max"), (3, "function_call", "full", "nothing_to_shorten"),
-        (4, "function_call_output", "truncated", "middle_band")]
+        (0, "user", "full", "not_tool"),
+        (1, "function_call", "dropped", "beyond_max"),
+        (2, "function_call_output", "dropped", "beyond_max"),
+        (3, "function_call", "full", "nothing_to_shorten"),
+        (4, "function_call_output", "truncated", "middle_band"),
+    ]
     assert rows[4]["name"] == "t" and rows[4]["id"] == "c1"
     assert rows[4]["original_chars"] == len(items[4]["content"])
     assert {"index", "role", "name", "id", "tier", "reason", "original_chars", "visible_chars"} <= set(rows[0])
@@ -98,15 +121,21 @@ def test_thresholds_from_scout_config_in_cwd(tmp_path):
     assert data["max_tool_chars"]["value"] == 777 and data["max_tool_chars"]["source"] == "config"
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (("prepare", "missing.json"), "missing.json: no such file"),
-    (("prepare", "SAMPLE", "--set", "bogus=1"), "unknown threshold 'bogus'"),
-    (("prepare", "SAMPLE", "--set", "max_tool_chars"), "--set expects KEY=VALUE"),
-    (("prepare", "SAMPLE", "--strategies", "magic"), "unknown prompt strategy 'magic'; known: shorten_tools, none, shorten_tools_epoch"),
-    (("prepare", "SAMPLE", "--format", "yaml"), "unknown --format 'yaml'"),
-    (("explain", "SAMPLE", "--format", "yaml"), "invalid choice"),
-    (("prepare",), "the following arguments are required: CHAT"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (("prepare", "missing.json"), "missing.json: no such file"),
+        (("prepare", "SAMPLE", "--set", "bogus=1"), "unknown threshold 'bogus'"),
+        (("prepare", "SAMPLE", "--set", "max_tool_chars"), "--set expects KEY=VALUE"),
+        (
+            ("prepare", "SAMPLE", "--strategies", "magic"),
+            "unknown prompt strategy 'magic'; known: shorten_tools, none, shorten_tools_epoch",
+        ),
+        (("prepare", "SAMPLE", "--format", "yaml"), "unknown --format 'yaml'"),
+        (("explain", "SAMPLE", "--format", "yaml"), "invalid choice"),
+        (("prepare",), "the following arguments are required: CHAT"),
+    ],
+)
 def test_usage_errors_exit_2_one_line(args, fragment):
     args = [str(SAMPLE) if a == "SAMPLE" else a for a in args]
     r = run(*args)
@@ -117,14 +146,17 @@ def test_usage_errors_exit_2_one_line(args, fragment):
     assert "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("content,fragment", [
-    (b"", "empty file"),
-    (b"\x00\x01binary", "binary file"),
-    (b'[{"role": "user", "content": "x"},\n {"role": ', ":2: invalid JSON"),
-    (b'{"role": "user"}', "expected a JSON array of messages, found an object"),
-    (b'[{"role": "user", "content": "x"},\n 42]', "message 1 is int, not an object"),
-    (b"[\xff\xfe]", "invalid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content,fragment",
+    [
+        (b"", "empty file"),
+        (b"\x00\x01binary", "binary file"),
+        (b'[{"role": "user", "content": "x"},\n {"role": ', ":2: invalid JSON"),
+        (b'{"role": "user"}', "expected a JSON array of messages, found an object"),
+        (b'[{"role": "user", "content": "x"},\n 42]', "message 1 is int, not an object"),
+        (b"[\xff\xfe]", "invalid UTF-8"),
+    ],
+)
 def test_bad_input_exit_2_naming_file_and_line(tmp_path, content, fragment):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
@@ -135,13 +167,18 @@ def test_bad_input_exit_2_naming_file_and_line(tmp_path, content, fragment):
 
 
 def test_scout_error_exit_3_prepare_prints_nothing_explain_prints_rows(tmp_path):
-    items = [{"role": "user", "content": "x"}, {"role": "function_call_output", "content": "{broken"},
-             output("t", "a", "ok")]
+    items = [
+        {"role": "user", "content": "x"},
+        {"role": "function_call_output", "content": "{broken"},
+        output("t", "a", "ok"),
+    ]
     path = write(tmp_path, items)
     r = run("prepare", path)
     assert r.returncode == 3 and r.stdout == ""
-    assert r.stderr.strip().startswith(f"prompt-inspector: error: {path}: message 1 (role function_call_output): "
-                                       "scout-ai would raise JSON::ParserError: content is not valid JSON (")
+    assert r.stderr.strip().startswith(
+        f"prompt-inspector: error: {path}: message 1 (role function_call_output): "
+        "scout-ai would raise JSON::ParserError: content is not valid JSON ("
+    )
     assert r.stderr.strip().endswith("at line 1 column 2)") and len(r.stderr.strip().splitlines()) == 1
     r = run("explain", path, "--format", "json")
     assert r.returncode == 3
@@ -181,13 +218,20 @@ HEADLESS_RUNS = [
 
 @pytest.mark.parametrize("argv", HEADLESS_RUNS, ids=lambda a: a[0])
 def test_headless_commands_import_neither_textual_nor_rich(argv):
-    code = ("import sys, io, contextlib\n"
-            "from inspector.cli import main\n"
-            "with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):\n"
-            f"    code = main({argv!r})\n"
-            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys, io, contextlib\n"
+        "from inspector.cli import main\n"
+        "with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):\n"
+        f"    code = main({argv!r})\n"
+        "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == "0 []"
 
@@ -201,12 +245,16 @@ def test_output_to_a_device_writes_through_it(tmp_path):
 
 def test_prepare_keeps_wide_integers_and_ruby_floats(tmp_path):
     path = tmp_path / "chat.json"
-    path.write_text('[{"role":"user","content":"a","role":"assistant"},'
-                    '{"content":"x","role":"user","_i":1.5e20,"n":123456789012345678901234567890,'
-                    '"m":{"a":[1.0,2.5e-7,{"b":null}]}}]')
+    path.write_text(
+        '[{"role":"user","content":"a","role":"assistant"},'
+        '{"content":"x","role":"user","_i":1.5e20,"n":123456789012345678901234567890,'
+        '"m":{"a":[1.0,2.5e-7,{"b":null}]}}]'
+    )
     r = run("prepare", path)
-    assert r.stdout == ('[{"role":"assistant","content":"a"},{"content":"x","role":"user","_i":1.5e+20,'
-                        '"n":123456789012345678901234567890,"m":{"a":[1.0,2.5e-07,{"b":null}]}}]\n')
+    assert r.stdout == (
+        '[{"role":"assistant","content":"a"},{"content":"x","role":"user","_i":1.5e+20,'
+        '"n":123456789012345678901234567890,"m":{"a":[1.0,2.5e-07,{"b":null}]}}]\n'
+    )
 
 
 def test_output_file_gets_the_usual_mode(tmp_path):
@@ -221,8 +269,17 @@ def test_output_file_gets_the_usual_mode(tmp_path):
 
 
 def test_the_app_without_a_terminal_says_so_instead_of_hanging():
-    r = subprocess.run([sys.executable, "-m", "inspector"], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=20)
+    r = subprocess.run(
+        [sys.executable, "-m", "inspector"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=20,
+    )
     assert r.returncode == 2
-    assert r.stderr.strip() == ("prompt-inspector: error: the app needs a terminal; for text output use "
-                                "'prompt-inspector explain CHAT' or 'prompt-inspector prepare CHAT'")
+    assert r.stderr.strip() == (
+        "prompt-inspector: error: the app needs a terminal; for text output use "
+        "'prompt-inspector explain CHAT' or 'prompt-inspector prepare CHAT'"
+    )

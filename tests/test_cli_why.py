@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from forget_chats import FACT, call, filler, out
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,8 +15,13 @@ SAMPLE = ROOT / "sample_chats" / "debug_session.json"
 def run(*args, cwd=None):
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))}
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args), "--no-scout-config"],
-                          capture_output=True, text=True, cwd=cwd or ROOT, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *map(str, args), "--no-scout-config"],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=env,
+    )
 
 
 def shown_by_prepare(*sets) -> bool:
@@ -57,9 +61,14 @@ def test_why_regex_ignore_case_and_not_found(tmp_path):
 
 
 def test_why_usage_errors_are_one_line(tmp_path):
-    for args in (("why", SAMPLE, "(", "--regex"), ("why", tmp_path / "missing.json", "x"),
-                 ("sweep", SAMPLE, "--vary", "nope=1:2"), ("sweep", SAMPLE, "--vary", "full_tool_outputs=5:1"),
-                 ("diff", SAMPLE, "--a", "full_tool_outputs=x"), ("diff", SAMPLE, "--b", "oops")):
+    for args in (
+        ("why", SAMPLE, "(", "--regex"),
+        ("why", tmp_path / "missing.json", "x"),
+        ("sweep", SAMPLE, "--vary", "nope=1:2"),
+        ("sweep", SAMPLE, "--vary", "full_tool_outputs=5:1"),
+        ("diff", SAMPLE, "--a", "full_tool_outputs=x"),
+        ("diff", SAMPLE, "--b", "oops"),
+    ):
         r = run(*args)
         assert r.returncode == 2, (args, r.stderr)
         assert r.stderr.startswith("prompt-inspector: error: ") and r.stderr.count("\n") == 1
@@ -102,8 +111,13 @@ def test_diff_lists_changed_messages():
 
 
 def test_explain_audit(tmp_path):
-    items = [call("read", "c0", {"path": "a.py"}), out("read", "c0", "x" * 2000), *filler(4),
-             call("read", "c9", {"path": "a.py"}), out("read", "c9", "x" * 2000)]
+    items = [
+        call("read", "c0", {"path": "a.py"}),
+        out("read", "c0", "x" * 2000),
+        *filler(4),
+        call("read", "c9", {"path": "a.py"}),
+        out("read", "c9", "x" * 2000),
+    ]
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(items))
     sets = ("--set", "full_tool_outputs=1", "--set", "max_tool_calls=2", "--set", "max_tool_chars=1")
@@ -119,13 +133,20 @@ def test_explain_audit(tmp_path):
 
 
 def test_headless_commands_never_import_textual_or_rich():
-    code = ("import sys; from inspector.cli import main\n"
-            "if True:\n"
-            f"    main(['why', {str(SAMPLE)!r}, 'x', '--no-scout-config'])\n"
-            f"    main(['sweep', {str(SAMPLE)!r}, '--vary', 'full_tool_outputs=0:2', '--no-scout-config'])\n"
-            f"    main(['diff', {str(SAMPLE)!r}, '--no-scout-config'])\n"
-            f"    main(['explain', {str(SAMPLE)!r}, '--audit', '--no-scout-config'])\n"
-            "assert not any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules), sorted(sys.modules)\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys; from inspector.cli import main\n"
+        "if True:\n"
+        f"    main(['why', {str(SAMPLE)!r}, 'x', '--no-scout-config'])\n"
+        f"    main(['sweep', {str(SAMPLE)!r}, '--vary', 'full_tool_outputs=0:2', '--no-scout-config'])\n"
+        f"    main(['diff', {str(SAMPLE)!r}, '--no-scout-config'])\n"
+        f"    main(['explain', {str(SAMPLE)!r}, '--audit', '--no-scout-config'])\n"
+        "assert not any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules), sorted(sys.modules)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 0, r.stderr

@@ -3,10 +3,11 @@
 from pathlib import Path
 
 from forget_chats import call, filler, inspection, middle, out
+
 from inspector.core.analysis.compare import compare
-from inspector.core.scout.tool_facts import chars_of
 from inspector.core.analysis.replan import apply
 from inspector.core.inspection import open_inspection
+from inspector.core.scout.tool_facts import chars_of
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_chats" / "debug_session.json"
 
@@ -30,8 +31,12 @@ def test_same_settings_no_changes():
 
 def test_changes_match_a_message_by_message_comparison():
     ins = open_inspection(SAMPLE, config_files=[], env={})
-    for changes in ({"full_tool_outputs": 40}, {"max_tool_chars": 50_000}, {"max_tool_calls": 60},
-                    {"max_tool_outputs": 20, "full_tool_calls": 30}):
+    for changes in (
+        {"full_tool_outputs": 40},
+        {"max_tool_chars": 50_000},
+        {"max_tool_calls": 60},
+        {"max_tool_outputs": 20, "full_tool_calls": 30},
+    ):
         a, b = ins.thresholds, apply(ins.thresholds, changes)
         result = compare(ins, a, b)
         got = [(c.message, c.tier_a, c.tier_b, c.chars_a, c.chars_b) for c in result.changes]

@@ -4,14 +4,14 @@ import json
 from pathlib import Path
 
 import pytest
-
 from forget_chats import FACT, call, filler, inspection, middle, out
+
 from inspector.core.analysis.fixes import LOWER, RAISE, _Target, find_fixes, fixes_for_trace
-from inspector.core.model import Chat, Consumed, Message
 from inspector.core.analysis.replan import Replanner, output_count
-from inspector.core.inspection import open_inspection
-from inspector.core.scout.settings import KEYS
 from inspector.core.analysis.trace import trace
+from inspector.core.inspection import open_inspection
+from inspector.core.model import Chat, Consumed, Message
+from inspector.core.scout.settings import KEYS
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_chats" / "debug_session.json"
 
@@ -64,8 +64,13 @@ def window_chat():
     to the old call's count - 1, X is truncated with the fact in the kept head; from the old
     call's count on, the old call reaches the middle band and scout-ai raises: hidden again.
     """
-    items = [{"role": "function_call", "content": json.dumps({"name": "x", "arguments": None, "id": "n"})},
-             *filler(3), call("read", "cx", {}), out("read", "cx", FACT + "y" * 3000), *filler(3, start=10)]
+    items = [
+        {"role": "function_call", "content": json.dumps({"name": "x", "arguments": None, "id": "n"})},
+        *filler(3),
+        call("read", "cx", {}),
+        out("read", "cx", FACT + "y" * 3000),
+        *filler(3, start=10),
+    ]
     return items
 
 
@@ -123,15 +128,18 @@ def test_fixes_match_brute_force_on_random_chats(seed):
 
     rng = random.Random(seed)
     items = chatgen.chat(seed, messages=24, scale=700, extras=False, traps=seed % 2 == 1)
-    values = {"full_tool_outputs": rng.randint(0, 3), "max_tool_calls": rng.randint(2, 8),
-              "max_tool_chars": rng.choice([500, 1500, 3000])}
+    values = {
+        "full_tool_outputs": rng.randint(0, 3),
+        "max_tool_calls": rng.randint(2, 8),
+        "max_tool_chars": rng.choice([500, 1500, 3000]),
+    }
     ins = inspection(items, **values)
     rp = Replanner(ins)
     hidden = []
     for m, item in enumerate(items):
         content = item.get("content")
         if isinstance(content, str) and len(content) > 40 and item["role"].startswith("function"):
-            needle = content[len(content) // 2: len(content) // 2 + 8]
+            needle = content[len(content) // 2 : len(content) // 2 + 8]
             hidden += [o for o in trace(ins, needle).occurrences if not o.visible and o.message == m][:1]
     total = ins.facts.prefix[-1] + 1
     top = output_count(ins) + 1

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from inspector.core.io.formats import json_array
-from inspector.core.scout.prepare import prepare_prompt
 from inspector.core.io.printers import print_json
+from inspector.core.scout.prepare import prepare_prompt
 from inspector.core.scout.settings import resolve
 
 CASES = sorted((Path(__file__).parent / "golden").glob("case_*.json"))

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from inspector.core.io import formats
 from inspector.core.errors import InputError
+from inspector.core.io import formats
 from inspector.core.io.formats import load_chat
 
 
@@ -16,8 +16,10 @@ def map_everything(monkeypatch):
 
 def test_mapped_load_equals_plain_load(tmp_path, monkeypatch):
     path = tmp_path / "chat.json"
-    items = [{"role": "user", "content": "hé", "n": 123456789012345678901234567890},
-             {"role": "assistant", "content": "x" * 70_000, "f": 1.5}]
+    items = [
+        {"role": "user", "content": "hé", "n": 123456789012345678901234567890},
+        {"role": "assistant", "content": "x" * 70_000, "f": 1.5},
+    ]
     path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
     plain = load_chat(path)
     monkeypatch.setattr(formats, "MAP_FROM", 0)

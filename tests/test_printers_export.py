@@ -6,13 +6,13 @@ import json
 
 import pytest
 
+from inspector.core.inspection import open_inspection
 from inspector.core.io.formats import load_chat
 from inspector.core.io.formats.scout_chat import parse
-from inspector.core.model import Message
 from inspector.core.io.printers import PRINTERS
 from inspector.core.io.printers.chat import print_chat
 from inspector.core.io.printers.responses import response_items
-from inspector.core.inspection import open_inspection
+from inspector.core.model import Message
 
 
 def msgs(*pairs) -> list[Message]:
@@ -28,10 +28,20 @@ def test_registered():
 
 
 def test_chat_printer_bytes():
-    text = print_chat(msgs(("system", "Be brief."), ("option", "a b"), ("function_call", '{"a":1}'),
-                           ("user", "user: quoted\nok"), ("assistant", ""), ("user", {"k": [1]})))
-    assert text == ("\nsystem:\n\nBe brief.\n\noption: a b\n\nfunction_call: {\"a\":1}\n\n"
-                    "user:\n\n\\user: quoted\nok\n\nassistant:\n\nuser:\n\n{\"k\":[1]}")
+    text = print_chat(
+        msgs(
+            ("system", "Be brief."),
+            ("option", "a b"),
+            ("function_call", '{"a":1}'),
+            ("user", "user: quoted\nok"),
+            ("assistant", ""),
+            ("user", {"k": [1]}),
+        )
+    )
+    assert text == (
+        '\nsystem:\n\nBe brief.\n\noption: a b\n\nfunction_call: {"a":1}\n\n'
+        'user:\n\n\\user: quoted\nok\n\nassistant:\n\nuser:\n\n{"k":[1]}'
+    )
 
 
 def test_round_trip_of_a_prepared_prompt(tmp_path, root):
@@ -50,14 +60,17 @@ def test_round_trip_of_escaped_headers_and_blank_lines():
     assert reparse(messages) == [("user", "note: kept\n\nassistant: also kept\n  indented"), ("assistant", "a\n\n\nb")]
 
 
-@pytest.mark.parametrize("content,back", [
-    ("see foo:bar\nfoo:bar", [("user", "see foo:bar"), ("foo", "bar")]),  # no space after the colon: not escaped
-    ("http://x.com", [("http", "//x.com")]),
-    ("text\nbaz:", [("user", "text")]),  # a last line `word:` is not escaped; the empty block vanishes
-    ("```\nuser: x\n```", [("user", "```\n\\user: x\n```")]),  # escaped inside a fence keeps its backslash
-    ("  padded  ", [("user", "padded")]),  # stripped
-    ("[[1, 2]]\nuser: x", [("user", "1, 2]]\n\\user: x")]),  # `[[` opens a protected block
-])
+@pytest.mark.parametrize(
+    "content,back",
+    [
+        ("see foo:bar\nfoo:bar", [("user", "see foo:bar"), ("foo", "bar")]),  # no space after the colon: not escaped
+        ("http://x.com", [("http", "//x.com")]),
+        ("text\nbaz:", [("user", "text")]),  # a last line `word:` is not escaped; the empty block vanishes
+        ("```\nuser: x\n```", [("user", "```\n\\user: x\n```")]),  # escaped inside a fence keeps its backslash
+        ("  padded  ", [("user", "padded")]),  # stripped
+        ("[[1, 2]]\nuser: x", [("user", "1, 2]]\n\\user: x")]),  # `[[` opens a protected block
+    ],
+)
 def test_documented_lossy_cases(content, back):
     assert reparse(msgs(("user", content))) == back
 
@@ -70,20 +83,26 @@ def test_lossy_empty_message_extra_keys_and_non_string_content():
 
 
 def test_responses_items():
-    items = response_items(msgs(
-        ("system", "s"), ("previous_response_id", "r"), ("tool", "Baking"),
-        ("function_call", '{"name":"ls","arguments":{"d":"/"},"id":"fc_1"}'),
-        ("function_call_output", '{"name":"ls","content":"x","id":"fc_1"}'),
-        ("function_call", '{"id":"c2","type":"function","function":{"name":"old","arguments":"{}"}}'),
-        ("function_call_output", '{"content":["not","a string"]}'),
-        ("function_call", '{"name":"s","arguments":"{\\"q\\":1}"}')))
+    items = response_items(
+        msgs(
+            ("system", "s"),
+            ("previous_response_id", "r"),
+            ("tool", "Baking"),
+            ("function_call", '{"name":"ls","arguments":{"d":"/"},"id":"fc_1"}'),
+            ("function_call_output", '{"name":"ls","content":"x","id":"fc_1"}'),
+            ("function_call", '{"id":"c2","type":"function","function":{"name":"old","arguments":"{}"}}'),
+            ("function_call_output", '{"content":["not","a string"]}'),
+            ("function_call", '{"name":"s","arguments":"{\\"q\\":1}"}'),
+        )
+    )
     assert items == [
         {"role": "system", "content": "s"},
         {"type": "function_call", "status": "completed", "name": "ls", "arguments": '{"d":"/"}', "call_id": "1"},
         {"type": "function_call_output", "output": "x", "call_id": "1"},
         {"type": "function_call", "status": "completed", "name": "old", "arguments": "{}", "call_id": "c2"},
         {"type": "function_call_output", "output": ["not", "a string"], "call_id": "1"},
-        {"type": "function_call", "status": "completed", "name": "s", "arguments": '{"q":1}', "call_id": "7"}]
+        {"type": "function_call", "status": "completed", "name": "s", "arguments": '{"q":1}', "call_id": "7"},
+    ]
 
 
 def test_responses_printer_is_compact_json():

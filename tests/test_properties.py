@@ -1,17 +1,22 @@
 """Invariants of shorten_tools on random chats and thresholds (hypothesis)."""
 
+import chatgen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import chatgen
-from inspector.core.scout import decision as d
-from inspector.core.scout.tool_facts import ToolFacts
 from inspector.core.model import Message
+from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import prepare_prompt
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
+from inspector.core.scout.tool_facts import ToolFacts
 
-thresholds = st.tuples(st.integers(0, 12), st.integers(0, 12), st.integers(0, 25), st.integers(0, 25),
-                       st.sampled_from([0, 1, 300, 2000, 8000, 100_000]))
+thresholds = st.tuples(
+    st.integers(0, 12),
+    st.integers(0, 12),
+    st.integers(0, 25),
+    st.integers(0, 25),
+    st.sampled_from([0, 1, 300, 2000, 8000, 100_000]),
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -31,27 +36,34 @@ def test_invariants(seed, size, values):
         if message.fields.get("content") != original.fields.get("content"):
             # only tool messages change (not always shorter: "Truncated (201): " + 198 chars is longer than 201)
             assert original.fields["role"] in ("function_call", "function_call_output")
-            assert '<...' in message.fields["content"]
+            assert "<..." in message.fields["content"]
             assert prompt.tier_of(index) == d.TRUNCATED
         else:
             assert prompt.tier_of(index) == d.FULL
         # other keys untouched
-        assert {k: v for k, v in message.fields.items() if k != "content"} == \
-               {k: v for k, v in original.fields.items() if k != "content"}
+        assert {k: v for k, v in message.fields.items() if k != "content"} == {
+            k: v for k, v in original.fields.items() if k != "content"
+        }
     dropped = [i for i in range(len(messages)) if prompt.tier_of(i) == d.DROPPED]
     assert set(dropped).isdisjoint(origins)
     for i in dropped:
         assert messages[i].fields["role"] in ("function_call", "function_call_output")
     # dropped messages are the oldest of their kind: everything older than a dropped one is dropped too
     for role in ("function_call", "function_call_output"):
-        same = [i for i in range(len(messages)) if messages[i].fields.get("role") == role and messages[i].fields.get("content")]
+        same = [
+            i
+            for i in range(len(messages))
+            if messages[i].fields.get("role") == role and messages[i].fields.get("content")
+        ]
         gone = [i for i in same if i in dropped]
         if gone:
             assert all(i in dropped for i in same if i < max(gone))
     # decisions agree with tiers, and totals add up
     totals = prompt.totals()
     assert totals["visible_messages"] == len(sent)
-    assert totals["chars_after"] == sum(len(m.fields["content"]) for m in sent if isinstance(m.fields.get("content"), str))
+    assert totals["chars_after"] == sum(
+        len(m.fields["content"]) for m in sent if isinstance(m.fields.get("content"), str)
+    )
 
 
 @settings(max_examples=60, deadline=None)

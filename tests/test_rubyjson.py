@@ -13,14 +13,23 @@ def test_floats_as_ruby_writes_them():
     assert dumps({"a": values}) == EXPECTED["floats"]
 
 
-@pytest.mark.parametrize("value,text", [(100.0, "100.0"), (2.5, "2.5"), (1e100, "1.0e+100"), (123456.789, "123456.789"),
-                                        (999999999999999.0, "999999999999999.0"), (1.2345678901234567e16, "1.2345678901234568e+16")])
+@pytest.mark.parametrize(
+    "value,text",
+    [
+        (100.0, "100.0"),
+        (2.5, "2.5"),
+        (1e100, "1.0e+100"),
+        (123456.789, "123456.789"),
+        (999999999999999.0, "999999999999999.0"),
+        (1.2345678901234567e16, "1.2345678901234568e+16"),
+    ],
+)
 def test_ruby_float(value, text):
     assert ruby_float(value) == text
 
 
 def test_strings_raw_utf8_and_ruby_escapes():
-    assert dumps({"a": "é/\u2028\x7f\x01\n\t\"\\"}) == '{"a":"é/\u2028\x7f\\u0001\\n\\t\\"\\\\"}'
+    assert dumps({"a": 'é/\u2028\x7f\x01\n\t"\\'}) == '{"a":"é/\u2028\x7f\\u0001\\n\\t\\"\\\\"}'
 
 
 def test_key_order_kept_and_compact():
@@ -39,7 +48,9 @@ def test_parse_accepts_comments_and_big_integers_like_ruby():
     assert parse("2") == 2
 
 
-@pytest.mark.parametrize("text", ["", "{not json", '{"a": NaN}', "[1,]", '{"a":1,}', "[01]", '"\\ud800"', '{"a": "x\ny"}'])
+@pytest.mark.parametrize(
+    "text", ["", "{not json", '{"a": NaN}', "[1,]", '{"a":1,}', "[01]", '"\\ud800"', '{"a": "x\ny"}']
+)
 def test_parse_rejects_what_ruby_rejects(text):
     with pytest.raises(RubyJSONError) as info:
         parse(text)

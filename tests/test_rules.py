@@ -2,8 +2,9 @@
 
 import json
 
-from inspector.core.scout import decision as d
 from helpers import call, output, plan, rounds
+
+from inspector.core.scout import decision as d
 
 
 def tiers(prompt, count):
@@ -11,8 +12,12 @@ def tiers(prompt, count):
 
 
 def test_not_tool_messages_pass_through():
-    items = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}, {"role": "assistant", "content": "a"},
-             {"role": "tool", "content": "x"}]
+    items = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "content": "a"},
+        {"role": "tool", "content": "x"},
+    ]
     p = plan(items, max_tool_chars=0)
     assert [p.decision(i).reason for i in range(4)] == [d.NOT_TOOL] * 4
     assert [m.fields for m in p.messages()] == items
@@ -36,8 +41,20 @@ def test_recent_band_then_middle_band_then_beyond_max():
     # 2nd output: 2 < 2 false -> middle band -> truncated
     assert (p.tier_of(9), p.decision(9).reason, p.decision(9).outputs_counted) == ("truncated", d.MIDDLE, 2)
     # outputs 2,3,4 truncated (<= max 4); outputs 5 and 6 dropped, and their calls too (counted 5 > 4)
-    assert tiers(p, 12) == ["dropped", "dropped", "dropped", "dropped", "full", "truncated", "full", "truncated",
-                            "full", "truncated", "full", "full"]
+    assert tiers(p, 12) == [
+        "dropped",
+        "dropped",
+        "dropped",
+        "dropped",
+        "full",
+        "truncated",
+        "full",
+        "truncated",
+        "full",
+        "truncated",
+        "full",
+        "full",
+    ]
     assert p.decision(0).reason == d.BEYOND_MAX
 
 
@@ -68,9 +85,13 @@ def test_middle_band_that_shortens_nothing_adds_no_characters():
 
 
 def test_long_call_arguments_truncated_other_values_kept():
-    items = [{"role": "function_call", "content": json.dumps({"name": "w", "arguments": {"text": "é" * 250, "n": 1.0e20},
-                                                               "id": "c"})},
-             output("w", "c", "done")]
+    items = [
+        {
+            "role": "function_call",
+            "content": json.dumps({"name": "w", "arguments": {"text": "é" * 250, "n": 1.0e20}, "id": "c"}),
+        },
+        output("w", "c", "done"),
+    ]
     p = plan(items, max_tool_chars=0, full_tool_outputs=5)
     assert p.tier_of(0) == "truncated"
     shown = p.visible_content(0)
@@ -79,7 +100,11 @@ def test_long_call_arguments_truncated_other_values_kept():
 
 
 def test_tool_message_without_content_passes_and_is_not_counted():
-    items = [output("t", "a", "x" * 500), {"role": "function_call_output", "content": None}, output("t", "b", "y" * 500)]
+    items = [
+        output("t", "a", "x" * 500),
+        {"role": "function_call_output", "content": None},
+        output("t", "b", "y" * 500),
+    ]
     p = plan(items, max_tool_chars=0, full_tool_outputs=0, max_tool_calls=1)
     assert p.decision(1).reason == d.NO_CONTENT
     assert p.decision(0).outputs_counted == 2
@@ -94,7 +119,11 @@ def test_strategy_none_changes_nothing():
 
 
 def test_scout_error_invalid_json_names_the_message():
-    items = [{"role": "user", "content": "hi"}, {"role": "function_call_output", "content": "{oops"}, output("t", "a", "x")]
+    items = [
+        {"role": "user", "content": "hi"},
+        {"role": "function_call_output", "content": "{oops"},
+        output("t", "a", "x"),
+    ]
     p = plan(items)
     assert p.error is not None
     assert (p.error.index, p.error.role, p.error.exception) == (1, "function_call_output", "JSON::ParserError")
@@ -103,8 +132,10 @@ def test_scout_error_invalid_json_names_the_message():
 
 
 def test_scout_error_null_arguments_only_in_the_band():
-    items = [{"role": "function_call", "content": json.dumps({"name": "n", "arguments": None, "id": "k"})},
-             output("n", "k", "x" * 300)]
+    items = [
+        {"role": "function_call", "content": json.dumps({"name": "n", "arguments": None, "id": "k"})},
+        output("n", "k", "x" * 300),
+    ]
     assert plan(items).error is None  # under budget: never shortened
     p = plan(items, max_tool_chars=0, full_tool_outputs=0)
     assert p.error is not None and p.error.exception == "NoMethodError"

@@ -18,8 +18,13 @@ SAMPLES = ROOT / "sample_chats"
 def run(*args, cwd=None, timeout=120):
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))}
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args), "--no-scout-config"],
-                          capture_output=True, cwd=cwd or ROOT, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *map(str, args), "--no-scout-config"],
+        capture_output=True,
+        cwd=cwd or ROOT,
+        env=env,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.parametrize("name", ["debug_session.chat", "debug_session.openai.json", "debug_session.anthropic.json"])

@@ -37,15 +37,19 @@ def test_text_before_any_header_is_a_user_message():
 
 
 def test_inline_message_then_text_returns_to_the_last_block_role():
-    text = "assistant:\n\nfunction_call: {\"a\":1}\ntext after\n"
+    text = 'assistant:\n\nfunction_call: {"a":1}\ntext after\n'
     assert rc(text) == [("user", ""), ("function_call", '{"a":1}'), ("assistant", "text after")]
     assert lines(text)[2] == ("assistant", 4, 4)
 
 
 @pytest.mark.parametrize("role", ["previous_response_id", "agent"])
 def test_inline_previous_response_id_and_agent_return_to_user(role):
-    assert rc(f"assistant:\nanswer\n{role}: x\nmore") == [("user", ""), ("assistant", "answer"), (role, "x"),
-                                                          ("user", "more")]
+    assert rc(f"assistant:\nanswer\n{role}: x\nmore") == [
+        ("user", ""),
+        ("assistant", "answer"),
+        (role, "x"),
+        ("user", "more"),
+    ]
 
 
 def test_bare_block_header_without_content_is_dropped():
@@ -60,18 +64,27 @@ def test_whitespace_only_tail_emits_an_empty_message():
 
 def test_headers_must_start_at_column_zero_and_be_lowercase():
     assert rc("user:\n  assistant: no\nUser: no\nstep1: yes\nhttp://x.com") == [
-        ("user", ""), ("user", "assistant: no\nUser: no"), ("step1", "yes"), ("http", "//x.com")]
+        ("user", ""),
+        ("user", "assistant: no\nUser: no"),
+        ("step1", "yes"),
+        ("http", "//x.com"),
+    ]
 
 
 def test_escaped_header_loses_its_backslash():
     assert rc("user:\n\\assistant: kept as text\n\\Foo: not escaped") == [
-        ("user", ""), ("user", "assistant: kept as text\n\\Foo: not escaped")]
+        ("user", ""),
+        ("user", "assistant: kept as text\n\\Foo: not escaped"),
+    ]
 
 
 def test_fence_protects_headers_and_keeps_the_fence_lines():
     text = "user:\n```\nassistant: inside\n\\user: stays escaped\n```\nassistant: out"
-    assert rc(text) == [("user", ""), ("user", "```\nassistant: inside\n\\user: stays escaped\n```"),
-                        ("assistant", "out")]
+    assert rc(text) == [
+        ("user", ""),
+        ("user", "```\nassistant: inside\n\\user: stays escaped\n```"),
+        ("assistant", "out"),
+    ]
     assert kinds(text) == []
 
 
@@ -111,8 +124,10 @@ def test_xml_tag_protects_only_when_its_closing_tag_is_in_the_file():
 
 
 def test_xml_closing_tag_anywhere_in_the_file_makes_the_block_run_over_headers():
-    text = ("assistant:\n<thinking>\nuser: swallowed\nfunction_call: {\"a\":1}\n"
-            "function_call_output: {\"content\":\"x </thinking> y\"}\nuser: visible")
+    text = (
+        'assistant:\n<thinking>\nuser: swallowed\nfunction_call: {"a":1}\n'
+        'function_call_output: {"content":"x </thinking> y"}\nuser: visible'
+    )
     assert rc(text)[-1] == ("user", "visible")
     assert len(rc(text)) == 3
     assert kinds(text) == [("xml_block", 2, 3)]
@@ -131,14 +146,22 @@ def test_xml_stack_survives_a_square_takeover():
 
 
 def test_xml_attributes_and_non_tags():
-    assert rc("user:\n<cmd a=\"1\">\nassistant: in\n</cmd>\nassistant: out")[-1] == ("assistant", "out")
-    assert rc("user:\n< b>\nassistant: x\n</b>") == [("user", ""), ("user", "< b>"), ("assistant", "x"), ("user", "</b>")]
+    assert rc('user:\n<cmd a="1">\nassistant: in\n</cmd>\nassistant: out')[-1] == ("assistant", "out")
+    assert rc("user:\n< b>\nassistant: x\n</b>") == [
+        ("user", ""),
+        ("user", "< b>"),
+        ("assistant", "x"),
+        ("user", "</b>"),
+    ]
 
 
 def test_cmd_output_fold_is_rewritten_and_protected():
     text = "user:\nls:-- ls -la {{{\nassistant: listing\nend:-- x }}}\nassistant: out"
-    assert rc(text) == [("user", ""), ("user", '<cmd_output cmd="ls -la">\nassistant: listing\n</cmd_output>'),
-                        ("assistant", "out")]
+    assert rc(text) == [
+        ("user", ""),
+        ("user", '<cmd_output cmd="ls -la">\nassistant: listing\n</cmd_output>'),
+        ("assistant", "out"),
+    ]
 
 
 def test_cmd_output_with_leading_space_is_protected_but_not_rewritten():
@@ -157,10 +180,13 @@ def test_crlf_is_kept_inside_content_and_a_bare_header_with_cr_is_a_block_header
 
 def test_regexes_are_ascii_only():
     assert rc("user:\né: not a header\n<é>\nassistant: out\n</é>") == [
-        ("user", ""), ("user", "é: not a header\n<é>"), ("assistant", "out"), ("user", "</é>")]
+        ("user", ""),
+        ("user", "é: not a header\n<é>"),
+        ("assistant", "out"),
+        ("user", "</é>"),
+    ]
 
 
 def test_huge_single_line_is_linear():
     line = "<a" + " " * 400_000 + ":--" * 100_000 + " {{{"[:-1]
     assert len(rc("user:\n" + line)) == 2
-

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from scout_helpers import consumed, load, rc
 
 from inspector.core.errors import InputError
-from inspector.core.io.formats import load_chat
-from scout_helpers import consumed, load, rc
 from inspector.core.inspection import open_inspection
+from inspector.core.io.formats import load_chat
 
 
 def test_empty_messages_are_removed_but_the_parsers_own_first_message_is_not_reported(tmp_path):
@@ -19,15 +19,21 @@ def test_empty_messages_are_removed_but_the_parsers_own_first_message_is_not_rep
 def test_clear_removes_everything_up_to_the_last_clear(tmp_path):
     chat = load(tmp_path, "user: a\nclear: x\nuser: b\nclear: y\nuser: c\n")
     assert rc(chat) == [("user", "c")]
-    assert consumed(chat) == [("user", "clear", 1, 0), ("clear", "clear", 2, 0), ("user", "clear", 3, 0),
-                              ("clear", "clear", 4, 0)]
+    assert consumed(chat) == [
+        ("user", "clear", 1, 0),
+        ("clear", "clear", 2, 0),
+        ("user", "clear", 3, 0),
+        ("clear", "clear", 4, 0),
+    ]
     assert "before the `clear` at line 4" in chat.consumed[0].reason
 
 
 def test_clear_tools_removes_earlier_tool_messages_unless_false(tmp_path):
-    text = ('user: q\nfunction_call: {"name":"a","arguments":{},"id":"1"}\n'
-            'function_call_output: {"name":"a","content":"x","id":"1"}\nclear_tools: true\n'
-            'function_call: {"name":"b","arguments":{},"id":"2"}\n')
+    text = (
+        'user: q\nfunction_call: {"name":"a","arguments":{},"id":"1"}\n'
+        'function_call_output: {"name":"a","content":"x","id":"1"}\nclear_tools: true\n'
+        'function_call: {"name":"b","arguments":{},"id":"2"}\n'
+    )
     chat = load(tmp_path, text)
     assert [m.role for m in chat.messages] == ["user", "function_call"]
     assert [c.step for c in chat.consumed] == ["clear_tools"] * 3
@@ -76,8 +82,13 @@ def test_plain_option_resets_at_the_next_assistant_message_sticky_does_not(tmp_p
 def test_option_roles_are_taken_as_options(tmp_path):
     chat = load(tmp_path, "endpoint: work\nmodel: m1\nbackend: openai\npersist: false\nformat: json\nuser: q\n")
     assert rc(chat) == [("user", "q")]
-    assert {k: v for k, (v, _) in chat.options.items()} == {"endpoint": "work", "model": "m1", "backend": "openai",
-                                                             "persist": "false", "format": "json"}
+    assert {k: v for k, (v, _) in chat.options.items()} == {
+        "endpoint": "work",
+        "model": "m1",
+        "backend": "openai",
+        "persist": "false",
+        "format": "json",
+    }
     assert [c.step for c in chat.consumed] == ["option"] * 5
 
 
@@ -98,17 +109,22 @@ def test_previous_response_id_with_responses_backend_drops_everything_before_the
     chat = load(tmp_path, "backend: responses\nuser: q\nassistant: a\nprevious_response_id: r1\nuser: b\n")
     assert rc(chat) == [("user", "b")]
     assert [(c.message.role, c.step) for c in chat.consumed] == [
-        ("backend", "option"), ("user", "previous_response_id"), ("assistant", "previous_response_id"),
-        ("previous_response_id", "previous_response_id")]
-    kept = load(tmp_path, "backend: responses\noption: previous_response false\nuser: q\nprevious_response_id: r\n"
-                          "user: b\n")
+        ("backend", "option"),
+        ("user", "previous_response_id"),
+        ("assistant", "previous_response_id"),
+        ("previous_response_id", "previous_response_id"),
+    ]
+    kept = load(
+        tmp_path, "backend: responses\noption: previous_response false\nuser: q\nprevious_response_id: r\nuser: b\n"
+    )
     assert rc(kept) == [("user", "q"), ("user", "b")]
 
 
 def test_import_continue_last_resolve_relative_to_the_chat(tmp_path):
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "base.chat").write_text("system: base rules\nuser: first\nassistant: reply\n"
-                                                "previous_response_id: r\nmeta: m\n", encoding="utf-8")
+    (tmp_path / "sub" / "base.chat").write_text(
+        "system: base rules\nuser: first\nassistant: reply\nprevious_response_id: r\nmeta: m\n", encoding="utf-8"
+    )
     chat = load(tmp_path, "import: sub/base.chat\nuser: mine\n")
     assert rc(chat) == [("system", "base rules"), ("user", "first"), ("assistant", "reply"), ("user", "mine")]
     assert chat.messages[0].source == str(tmp_path / "sub" / "base.chat") and chat.messages[0].line == 1
@@ -136,8 +152,11 @@ def test_import_cycle_is_an_input_error(tmp_path):
 def test_file_becomes_a_tagged_user_message_and_a_missing_one_is_a_finding(tmp_path):
     (tmp_path / "notes.txt").write_text("port 8443\n", encoding="utf-8")
     chat = load(tmp_path, "user: read this\nfile: notes.txt\nfile: missing.txt\n")
-    assert rc(chat) == [("user", "read this"), ("user", '<file name="notes.txt">\nport 8443\n\n</file>'),
-                        ("file", "missing.txt")]
+    assert rc(chat) == [
+        ("user", "read this"),
+        ("user", '<file name="notes.txt">\nport 8443\n\n</file>'),
+        ("file", "missing.txt"),
+    ]
     assert chat.messages[1].line == 2
     assert consumed(chat) == [("file", "file", 2, 1)]
     assert [f.kind for f in chat.findings] == ["file"]
@@ -151,8 +170,10 @@ def test_directory_expands_to_one_file_message_per_file_sorted(tmp_path):
     (docs / ".hidden").write_text("H", encoding="utf-8")
     chat = load(tmp_path, "directory: docs\n")
     prefix = str(tmp_path)
-    assert rc(chat) == [("user", f'<file name="{prefix}/docs/a/z.txt">\nZ\n</file>'),
-                        ("user", f'<file name="{prefix}/docs/b.txt">\nB\n</file>')]
+    assert rc(chat) == [
+        ("user", f'<file name="{prefix}/docs/a/z.txt">\nZ\n</file>'),
+        ("user", f'<file name="{prefix}/docs/b.txt">\nB\n</file>'),
+    ]
 
 
 def test_workflow_roles_stay_with_a_finding(tmp_path):

@@ -1,8 +1,14 @@
 import pytest
+from helpers import plan, rounds
 
 from inspector.core.scout import decision as d
-from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec, register_strategy, unregister_strategy
-from helpers import plan, rounds
+from inspector.core.scout.strategies import (
+    UnknownStrategy,
+    known_strategies,
+    parse_spec,
+    register_strategy,
+    unregister_strategy,
+)
 
 
 def test_spec_forms():
@@ -31,8 +37,13 @@ def test_registered_strategy_runs_in_the_chain_and_decisions_follow():
         assert "drop_assistant" in known_strategies()
         items = [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}, *rounds(2, 10)]
         p = plan(items, "drop_assistant,shorten_tools")
-        assert [m.fields["role"] for m in p.messages()] == ["user", "function_call", "function_call_output",
-                                                           "function_call", "function_call_output"]
+        assert [m.fields["role"] for m in p.messages()] == [
+            "user",
+            "function_call",
+            "function_call_output",
+            "function_call",
+            "function_call_output",
+        ]
         assert p.tier_of(1) == d.DROPPED and p.decision(1).reason == d.CUSTOM
         assert p.tier_of(0) == d.FULL
     finally:
@@ -55,7 +66,9 @@ def test_chain_shorten_twice_matches_scout_semantics():
     twice = plan(items, "shorten_tools,shorten_tools", max_tool_chars=0, full_tool_outputs=2, max_tool_calls=5)
     assert len(twice.messages()) <= len(once.messages())
     assert all(twice.tier_of(i) in (d.FULL, d.TRUNCATED, d.DROPPED) for i in range(16))
-    assert [twice.tier_of(i) for i in range(16)].count(d.DROPPED) >= [once.tier_of(i) for i in range(16)].count(d.DROPPED)
+    assert [twice.tier_of(i) for i in range(16)].count(d.DROPPED) >= [once.tier_of(i) for i in range(16)].count(
+        d.DROPPED
+    )
 
 
 def test_builtin_names_cannot_be_replaced():

@@ -7,23 +7,26 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import call, messages, output, rounds
-from inspector.core.scout import decision as d
+from scout_helpers import load
+
 from inspector.core.io.formats import json_array
-from inspector.core.scout.prepare import prepare_prompt
 from inspector.core.io.printers import print_json
+from inspector.core.scout import decision as d
+from inspector.core.scout.prepare import prepare_prompt
 from inspector.core.scout.shorten import shorten_string, shorten_string_sized
 from inspector.core.scout.strategies import BUILTIN, known_strategies, parse_spec, register_strategy
 from inspector.core.scout.strategies.shorten_tools_epoch import COMPACTION_TEXT, EpochSettings, dedup_key
-from scout_helpers import load
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted((Path(__file__).parent / "golden_epoch").glob("case_*.json"))
 NOTICE = "\t  === Context Management ===\n"
 
 
-def epoch_plan(items, settings=EpochSettings(), strategies="shorten_tools_epoch"):
+DEFAULT_EPOCH = EpochSettings()
+
+
+def epoch_plan(items, settings=DEFAULT_EPOCH, strategies="shorten_tools_epoch"):
     return prepare_prompt(messages(*items), strategies, None, epoch=settings)
 
 
@@ -81,15 +84,31 @@ def test_reference_examples_with_the_defaults(pairs, full, compacted, dropped):
 
 def test_newest_instance_of_a_repeated_call_is_protected():
     # N=5, T=2, F=1, C=1, E=1: keep_full=2, compacted window 3; positions 4 and 5 would be dropped
-    items = [call("ls", "c0", d="x"), output("ls", "c0", "a" * 500),
-             call("ls", "c1", d="x"), output("ls", "c1", "b" * 500),  # same name and arguments, other id
-             call("cat", "c2", f="y"), output("cat", "c2", "c" * 500),
-             call("cat", "c3", f="z"), output("cat", "c3", "d" * 500),
-             call("cat", "c4", f="w"), output("cat", "c4", "e" * 500)]
+    items = [
+        call("ls", "c0", d="x"),
+        output("ls", "c0", "a" * 500),
+        call("ls", "c1", d="x"),
+        output("ls", "c1", "b" * 500),  # same name and arguments, other id
+        call("cat", "c2", f="y"),
+        output("cat", "c2", "c" * 500),
+        call("cat", "c3", f="z"),
+        output("cat", "c3", "d" * 500),
+        call("cat", "c4", f="w"),
+        output("cat", "c4", "e" * 500),
+    ]
     p = epoch_plan(items, EpochSettings(threshold=2, full=1, compacted=1, size=1))
     assert [p.decision(i).reason for i in range(10)] == [
-        d.EPOCH_DROPPED, d.EPOCH_DROPPED, d.EPOCH_PROTECTED, d.EPOCH_PROTECTED, d.EPOCH_NOTHING, d.EPOCH_COMPACTED,
-        d.EPOCH_FULL, d.EPOCH_FULL, d.EPOCH_FULL, d.EPOCH_FULL]
+        d.EPOCH_DROPPED,
+        d.EPOCH_DROPPED,
+        d.EPOCH_PROTECTED,
+        d.EPOCH_PROTECTED,
+        d.EPOCH_NOTHING,
+        d.EPOCH_COMPACTED,
+        d.EPOCH_FULL,
+        d.EPOCH_FULL,
+        d.EPOCH_FULL,
+        d.EPOCH_FULL,
+    ]
     assert p.messages()[0].fields == items[2] and p.messages()[2].fields == items[3]  # kept whole
     assert p.decision(3).outputs_counted == 4
 
@@ -106,8 +125,17 @@ def test_notice_goes_right_after_the_first_remaining_tool_message():
     p = epoch_plan(items, EpochSettings(threshold=1, full=1, compacted=1, size=1))
     roles = [m.fields["role"] for m in p.messages()]
     # the oldest pair is dropped; the notice lands between the next call and its output
-    assert roles == ["system", "user", "function_call", "user", "function_call_output", "function_call",
-                     "function_call_output", "function_call", "function_call_output"]
+    assert roles == [
+        "system",
+        "user",
+        "function_call",
+        "user",
+        "function_call_output",
+        "function_call",
+        "function_call_output",
+        "function_call",
+        "function_call_output",
+    ]
     notice = p.messages()[3].fields
     assert notice == {"role": "user", "content": COMPACTION_TEXT.format(truncated=1, dropped=2)}
     assert notice["content"].startswith(NOTICE)
@@ -124,9 +152,14 @@ def test_notice_is_appended_when_no_tool_message_remains():
 
 
 def test_compacted_outputs_use_ruby_to_s_and_sizes_400_and_200():
-    items = [call("q", "c0", s="x" * 250, n=3), output("q", "c0", {"rows": [1, "a#{b}"]}),
-             call("q", "c1", s="y" * 250), output("q", "c1", "z" * 401),
-             call("q", "c2"), output("q", "c2", "ok")]
+    items = [
+        call("q", "c0", s="x" * 250, n=3),
+        output("q", "c0", {"rows": [1, "a#{b}"]}),
+        call("q", "c1", s="y" * 250),
+        output("q", "c1", "z" * 401),
+        call("q", "c2"),
+        output("q", "c2", "ok"),
+    ]
     p = epoch_plan(items, EpochSettings(threshold=1, full=0, compacted=5, size=1))  # keep_full = 1
     out0 = json.loads(p.messages()[2].fields["content"])
     assert out0["content"] == '{"rows"=>[1, "a\\#{b}"]}'  # a Hash content becomes its inspect text
@@ -138,8 +171,12 @@ def test_compacted_outputs_use_ruby_to_s_and_sizes_400_and_200():
 
 
 def test_unparseable_and_null_tool_messages_are_kept_and_not_counted():
-    items = [*rounds(2, 500), {"role": "function_call_output", "content": "{not json"},
-             {"role": "function_call", "content": None}, *rounds(1, 500)]
+    items = [
+        *rounds(2, 500),
+        {"role": "function_call_output", "content": "{not json"},
+        {"role": "function_call", "content": None},
+        *rounds(1, 500),
+    ]
     p = epoch_plan(items, EpochSettings(threshold=2, full=1, compacted=0, size=1))
     assert p.decision(4).reason == d.EPOCH_UNPARSED and p.decision(5).reason == d.NO_CONTENT
     assert p.decision(6).outputs_counted == 1 and p.decision(3).outputs_counted == 2
@@ -206,23 +243,39 @@ def test_shorten_string_sized_honours_the_size_and_the_seed_one_does_not():
 
 
 def _run_cli(*args, env):
-    base = {k: v for k, v in os.environ.items() if not k.startswith("EPOCH_") and not k.endswith(
-        ("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("EPOCH_") and not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))
+    }
     base.update(env, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, env=base)
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True, cwd=ROOT, env=base
+    )
 
 
 def test_cli_strategies_flag(tmp_path):
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(rounds(4, 500)), encoding="utf-8")
-    env = {"HOME": str(tmp_path), "EPOCH_TOOL_CALL_THRESHOLD": "1", "EPOCH_FULL_TOOL_CALLS": "1",
-           "EPOCH_COMPACTED_TOOL_CALLS": "1", "EPOCH_SIZE": "1"}
+    env = {
+        "HOME": str(tmp_path),
+        "EPOCH_TOOL_CALL_THRESHOLD": "1",
+        "EPOCH_FULL_TOOL_CALLS": "1",
+        "EPOCH_COMPACTED_TOOL_CALLS": "1",
+        "EPOCH_SIZE": "1",
+    }
     r = _run_cli("prepare", path, "--format", "json", "--strategies", "shorten_tools_epoch", env=env)
     assert r.returncode == 0, r.stderr
     sent = json.loads(r.stdout)
-    assert [m["role"] for m in sent] == ["function_call", "user", "function_call_output", "function_call",
-                                         "function_call_output", "function_call", "function_call_output"]
+    assert [m["role"] for m in sent] == [
+        "function_call",
+        "user",
+        "function_call_output",
+        "function_call",
+        "function_call_output",
+        "function_call",
+        "function_call_output",
+    ]
     assert sent[1]["content"] == COMPACTION_TEXT.format(truncated=1, dropped=2)
     default = _run_cli("prepare", path, "--format", "json", env=env)  # still shorten_tools
     assert default.returncode == 0 and "Context Management" not in default.stdout

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.core.present import explain_report as report
+from inspector.core.analysis.sweep import parse_range, sweep
 from inspector.core.errors import UsageError
 from inspector.core.inspection import open_inspection
-from inspector.core.analysis.sweep import parse_range, sweep
+from inspector.core.present import explain_report as report
 from inspector.core.scout.settings import KEYS
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_chats" / "debug_session.json"
@@ -18,15 +18,28 @@ def test_parse_range_includes_stop():
     assert parse_range("MAX_TOOL_CHARS=1_000:3,000:1000") == ("max_tool_chars", [1000, 2000, 3000])
     assert parse_range("max_tool_calls=3:4") == ("max_tool_calls", [3, 4])
     assert parse_range("max_tool_calls=0:9:4")[1] == [0, 4, 8]
-    for bad in ("full_tool_outputs", "nope=1:2", "full_tool_outputs=1", "full_tool_outputs=5:1",
-                "full_tool_outputs=0:5:0", "full_tool_outputs=a:b"):
+    for bad in (
+        "full_tool_outputs",
+        "nope=1:2",
+        "full_tool_outputs=1",
+        "full_tool_outputs=5:1",
+        "full_tool_outputs=0:5:0",
+        "full_tool_outputs=a:b",
+    ):
         with pytest.raises(UsageError):
             parse_range(bad)
 
 
-@pytest.mark.parametrize("key,values", [("full_tool_outputs", [0, 7, 30, 60]), ("max_tool_calls", [0, 20, 45]),
-                                        ("max_tool_outputs", [5, 41]), ("full_tool_calls", [0, 50]),
-                                        ("max_tool_chars", [0, 99_999, 150_000, 400_000])])
+@pytest.mark.parametrize(
+    "key,values",
+    [
+        ("full_tool_outputs", [0, 7, 30, 60]),
+        ("max_tool_calls", [0, 20, 45]),
+        ("max_tool_outputs", [5, 41]),
+        ("full_tool_calls", [0, 50]),
+        ("max_tool_chars", [0, 99_999, 150_000, 400_000]),
+    ],
+)
 def test_rows_match_individual_explain_runs(key, values):
     base = open_inspection(SAMPLE, config_files=[], env={})
     rows = sweep(base, key, values)
@@ -52,11 +65,14 @@ def test_sweep_keeps_the_other_values_and_follow_rule():
 
 
 def test_sweep_reports_scout_errors_per_value():
-    from forget_chats import inspection
     import json
 
-    items = [{"role": "function_call", "content": json.dumps({"name": "x", "arguments": None, "id": "n"})},
-             {"role": "function_call_output", "content": json.dumps({"name": "x", "content": "ok", "id": "n"})}]
+    from forget_chats import inspection
+
+    items = [
+        {"role": "function_call", "content": json.dumps({"name": "x", "arguments": None, "id": "n"})},
+        {"role": "function_call_output", "content": json.dumps({"name": "x", "content": "ok", "id": "n"})},
+    ]
     ins = inspection(items, max_tool_chars=1)
     rows = sweep(ins, "max_tool_calls", [0, 1])
     assert rows[0].error is None and rows[1].error and rows[1].messages == 0 and rows[1].chars == 0

@@ -4,17 +4,38 @@ from inspector.core.errors import UsageError
 from inspector.core.scout.settings import parse_assignments, resolve, ruby_to_i
 
 
-@pytest.mark.parametrize("text,value", [("100", 100), ("100k", 100), (" 12", 12), ("1_000", 1000), ("1__0", 1),
-                                        ("", 0), ("abc", 0), ("-5", -5), ("+7", 7), ("0x10", 0), ("1e5", 1),
-                                        ("12.9", 12), ("\t\n42", 42), ("_1", 0)])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("100", 100),
+        ("100k", 100),
+        (" 12", 12),
+        ("1_000", 1000),
+        ("1__0", 1),
+        ("", 0),
+        ("abc", 0),
+        ("-5", -5),
+        ("+7", 7),
+        ("0x10", 0),
+        ("1e5", 1),
+        ("12.9", 12),
+        ("\t\n42", 42),
+        ("_1", 0),
+    ],
+)
 def test_ruby_to_i(text, value):
     assert ruby_to_i(text) == value
 
 
 def test_defaults_and_following():
     t = resolve(env={}, config_files=[])
-    assert t.as_ints() == {"full_tool_calls": 0, "full_tool_outputs": 10, "max_tool_calls": 40, "max_tool_outputs": 40,
-                           "max_tool_chars": 100000}
+    assert t.as_ints() == {
+        "full_tool_calls": 0,
+        "full_tool_outputs": 10,
+        "max_tool_calls": 40,
+        "max_tool_outputs": 40,
+        "max_tool_chars": 100000,
+    }
     assert t.values["max_tool_chars"].source == "default"
     assert t.follows()
     t = resolve({"max_tool_calls": "12"}, env={}, config_files=[])
@@ -59,8 +80,13 @@ def test_higher_priority_file_and_later_line_win(tmp_path):
 def test_override_beats_everything_and_chat_config_beats_files(tmp_path):
     f = tmp_path / "c"
     f.write_text("max_tool_chars 1 prompt\nfull_tool_outputs 2 prompt\n")
-    t = resolve({"max_tool_chars": "5"}, chat_config={"full_tool_outputs": ("8", 3)}, env={}, config_files=[f],
-                chat_path="x.chat")
+    t = resolve(
+        {"max_tool_chars": "5"},
+        chat_config={"full_tool_outputs": ("8", 3)},
+        env={},
+        config_files=[f],
+        chat_path="x.chat",
+    )
     assert t["max_tool_chars"] == 5 and t.values["max_tool_chars"].source == "override"
     assert t["full_tool_outputs"] == 8 and t.values["full_tool_outputs"].where == "x.chat:3"
 
@@ -80,8 +106,10 @@ def test_with_value_keeps_following():
 
 
 def test_parse_assignments():
-    assert parse_assignments(["MAX_TOOL_CHARS=5", "full_tool_outputs = 2"]) == {"max_tool_chars": "5",
-                                                                                 "full_tool_outputs": "2"}
+    assert parse_assignments(["MAX_TOOL_CHARS=5", "full_tool_outputs = 2"]) == {
+        "max_tool_chars": "5",
+        "full_tool_outputs": "2",
+    }
     with pytest.raises(UsageError):
         parse_assignments(["nope=1"])
     with pytest.raises(UsageError):

@@ -3,17 +3,16 @@
 import json
 
 import pytest
-
 from forget_chats import FACT, call, filler, inspection, middle, out
+
+from inspector.core.analysis.trace import trace
 from inspector.core.errors import UsageError
 from inspector.core.model import Chat, Consumed, Message
 from inspector.core.scout.shorten import shorten_string
-from inspector.core.analysis.trace import trace
 
 
 def test_fact_in_the_middle_of_a_truncated_output_is_hidden():
-    items = [{"role": "user", "content": "go"}, call("read", "c0", {"p": "x"}), out("read", "c0", middle()),
-             *filler(3)]
+    items = [{"role": "user", "content": "go"}, call("read", "c0", {"p": "x"}), out("read", "c0", middle()), *filler(3)]
     ins = inspection(items, full_tool_outputs=1, max_tool_chars=1)
     result = trace(ins, FACT)
     [o] = result.occurrences
@@ -48,8 +47,7 @@ def test_occurrence_straddling_the_cut_is_hidden():
 
 
 def test_dropped_and_kept_and_non_tool_messages():
-    items = [{"role": "user", "content": "remember " + FACT}, call("r", "c0", {}), out("r", "c0", FACT),
-             *filler(5)]
+    items = [{"role": "user", "content": "remember " + FACT}, call("r", "c0", {}), out("r", "c0", FACT), *filler(5)]
     ins = inspection(items, full_tool_outputs=1, max_tool_calls=2, max_tool_chars=1)
     occurrences = trace(ins, FACT).occurrences
     assert [(o.message, o.tier, o.visible) for o in occurrences] == [(0, "full", True), (2, "dropped", False)]
@@ -65,7 +63,7 @@ def test_escaped_text_is_found_once_in_decoded_form():
     result = trace(ins, '"retry": 3\nthen')
     [o] = result.occurrences
     assert o.field == "content" and o.visible
-    assert raw[o.raw_start:o.raw_end] == '\\"retry\\": 3\\nthen'
+    assert raw[o.raw_start : o.raw_end] == '\\"retry\\": 3\\nthen'
     # a fact with nothing to escape is in both the raw and the decoded text: still one occurrence
     assert len(trace(ins, FACT).occurrences) == 1
 
@@ -127,6 +125,7 @@ def test_scout_error_hides_everything():
 
 def test_visibility_agrees_with_the_prepared_text_on_random_chats():
     import random
+
     import chatgen
 
     for seed in range(8):
@@ -141,7 +140,7 @@ def test_visibility_agrees_with_the_prepared_text_on_random_chats():
             if not source or len(source) < 30:
                 continue
             a = rng.randrange(len(source) - 12)
-            needle = source[a:a + 12]
+            needle = source[a : a + 12]
             for o in trace(ins, needle).occurrences:
                 if o.message != m or o.field != "content":
                     continue
@@ -153,7 +152,7 @@ def test_visibility_agrees_with_the_prepared_text_on_random_chats():
                 else:
                     # the head and tail kept are those of shorten_string on the original string
                     cut = shorten_string(source)
-                    kept_head = cut[len(f"Truncated ({len(source)}): "):].split("<...")[0]
+                    kept_head = cut[len(f"Truncated ({len(source)}): ") :].split("<...")[0]
                     in_head = o.spot.end <= len(kept_head)
                     decoded = json.loads(shown)["content"]
                     tail = decoded.split("...>")[-1]

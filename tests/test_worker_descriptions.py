@@ -4,8 +4,8 @@
 import re
 from pathlib import Path
 
-from inspector.core.model import Chat, Message
 from inspector.core.inspection import Inspection
+from inspector.core.model import Chat, Message
 from inspector.core.scout.settings import resolve
 
 UI = Path(__file__).resolve().parent.parent / "inspector" / "ui"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from inspector.core.analysis.compare import compare
-from inspector.core.errors import UsageError
 from inspector.core.analysis.replan import apply, parse_value
+from inspector.core.errors import UsageError
 from inspector.core.scout.settings import KEYS
 
 from .output import cell, emit, scout_error, table, to_json
@@ -24,10 +24,24 @@ def assignments(groups: list[list[str]], flag: str) -> dict[str, int]:
 def add_parser(sub, common) -> None:
     diff = sub.add_parser("diff", help="compare two settings: every message whose tier or visible text differs")
     common(diff)
-    diff.add_argument("--a", dest="a", metavar="KEY=VALUE", nargs="*", action="append", default=[],
-                      help="setting A, on top of the thresholds in force (none: those thresholds)")
-    diff.add_argument("--b", dest="b", metavar="KEY=VALUE", nargs="*", action="append", default=[],
-                      help="setting B, on top of the thresholds in force")
+    diff.add_argument(
+        "--a",
+        dest="a",
+        metavar="KEY=VALUE",
+        nargs="*",
+        action="append",
+        default=[],
+        help="setting A, on top of the thresholds in force (none: those thresholds)",
+    )
+    diff.add_argument(
+        "--b",
+        dest="b",
+        metavar="KEY=VALUE",
+        nargs="*",
+        action="append",
+        default=[],
+        help="setting B, on top of the thresholds in force",
+    )
     diff.add_argument("--format", default="table", choices=("table", "json"))
 
 
@@ -54,18 +68,34 @@ def _setting(values, other) -> str:
 def _totals(totals: dict) -> str:
     if totals["error"]:
         return "scout-ai raises: nothing is sent"
-    return (f"{totals['messages']:,} messages sent ({totals['truncated']:,} truncated, {totals['dropped']:,} dropped), "
-            f"{totals['chars']:,} characters")
+    return (
+        f"{totals['messages']:,} messages sent ({totals['truncated']:,} truncated, {totals['dropped']:,} dropped), "
+        f"{totals['chars']:,} characters"
+    )
 
 
 def render(result) -> str:
-    lines = [f"A: {_setting(result.a, result.b)}  ->  {_totals(result.totals_a)}",
-             f"B: {_setting(result.b, result.a)}  ->  {_totals(result.totals_b)}"]
+    lines = [
+        f"A: {_setting(result.a, result.b)}  ->  {_totals(result.totals_a)}",
+        f"B: {_setting(result.b, result.a)}  ->  {_totals(result.totals_b)}",
+    ]
     delta = result.totals_b["chars"] - result.totals_a["chars"]
     lines.append(f"{len(result.changes):,} message(s) differ; B sends {delta:+,} characters")
     if result.changes:
         lines.append("")
-        body = [(str(c.row), cell(c.role), cell(c.name), cell(c.id), c.tier_a, c.tier_b, f"{c.chars_a:,}",
-                 f"{c.chars_b:,}", f"{c.delta:+,}") for c in result.changes]
+        body = [
+            (
+                str(c.row),
+                cell(c.role),
+                cell(c.name),
+                cell(c.id),
+                c.tier_a,
+                c.tier_b,
+                f"{c.chars_a:,}",
+                f"{c.chars_b:,}",
+                f"{c.delta:+,}",
+            )
+            for c in result.changes
+        ]
         lines.extend(table(("#", "role", "tool", "id", "A", "B", "chars A", "chars B", "change"), body, {0, 6, 7, 8}))
     return "\n".join(lines) + "\n"

@@ -49,9 +49,15 @@ def run_audit(args, inspection) -> int:
         # --audit changes the JSON from a list of rows to an object, so plain explain stays as it was
         text = to_json({"rows": rows, "summary": info, "audit": [f.as_dict() for f in findings]})
     elif args.format == "markdown":
-        text = report.render_markdown(rows, info) + "\n## Audit\n\n" + "".join(
-            f"- **{f.kind}** (rows {', '.join(map(str, f.rows)) or '-'}): {one_line(f.message, 1000)}\n"
-            for f in findings) + ("" if findings else "No findings.\n")
+        text = (
+            report.render_markdown(rows, info)
+            + "\n## Audit\n\n"
+            + "".join(
+                f"- **{f.kind}** (rows {', '.join(map(str, f.rows)) or '-'}): {one_line(f.message, 1000)}\n"
+                for f in findings
+            )
+            + ("" if findings else "No findings.\n")
+        )
     else:
         text = report.render_table(rows, info) + "\n" + render_findings(findings)
     emit(args, text)

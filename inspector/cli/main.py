@@ -29,16 +29,29 @@ def _common(parser: argparse.ArgumentParser, chat: str = "required") -> None:
         parser.add_argument("chat", metavar="CHAT", help="the stored chat file")
     elif chat == "optional":
         parser.add_argument("chat", metavar="CHAT", nargs="?", help="a chat whose own config lines count too")
-    parser.add_argument("--set", dest="sets", metavar="KEY=VALUE", action="append", default=[],
-                        help="override a threshold (repeatable), e.g. --set max_tool_chars=50000")
-    parser.add_argument("--scout-config", metavar="PATH", action="append",
-                        help="read these scout etc/config files instead of scout's lookup path")
+    parser.add_argument(
+        "--set",
+        dest="sets",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override a threshold (repeatable), e.g. --set max_tool_chars=50000",
+    )
+    parser.add_argument(
+        "--scout-config",
+        metavar="PATH",
+        action="append",
+        help="read these scout etc/config files instead of scout's lookup path",
+    )
     parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
     if chat != "none":
         parser.add_argument("--input-format", metavar="FORMAT", help="force the input format instead of detecting it")
     if chat == "required":
-        parser.add_argument("--strategies", metavar="LIST",
-                            help="comma-separated strategies (default: the chat's choice, else shorten_tools)")
+        parser.add_argument(
+            "--strategies",
+            metavar="LIST",
+            help="comma-separated strategies (default: the chat's choice, else shorten_tools)",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,15 +67,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_app_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Open the inspector app on a stored chat (the demo chat by default). "
-                     f"Headless commands: {', '.join(COMMANDS)} (see '{PROG} COMMAND --help').")
+    parser = _Parser(
+        prog=PROG,
+        description="Open the inspector app on a stored chat (the demo chat by default). "
+        f"Headless commands: {', '.join(COMMANDS)} (see '{PROG} COMMAND --help').",
+    )
     parser.add_argument("chat", metavar="CHAT", nargs="?", help="the stored chat file (default: the bundled demo)")
-    parser.add_argument("--set", dest="sets", metavar="KEY=VALUE", action="append", default=[],
-                        help="start with this threshold value (repeatable)")
+    parser.add_argument(
+        "--set",
+        dest="sets",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="start with this threshold value (repeatable)",
+    )
     parser.add_argument("--strategies", metavar="LIST", help="comma-separated strategies (default: the chat's choice)")
     parser.add_argument("--input-format", metavar="FORMAT", help="force the input format instead of detecting it")
-    parser.add_argument("--scout-config", metavar="PATH", action="append",
-                        help="read these scout etc/config files instead of scout's lookup path")
+    parser.add_argument(
+        "--scout-config",
+        metavar="PATH",
+        action="append",
+        help="read these scout etc/config files instead of scout's lookup path",
+    )
     parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
@@ -74,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] in COMMANDS:
             args = build_parser().parse_args(argv)
             return _run_headless(args)
-        if argv and argv[0] in ("-h", "--help") or argv[:1] == ["help"]:
+        if (argv and argv[0] in ("-h", "--help")) or argv[:1] == ["help"]:
             build_app_parser().print_help()
             print()
             build_parser().print_help()
@@ -92,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         try:
-            sys.stdout = open(os.devnull, "w")
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (replaces stdout for the rest of the process)
         except OSError:
             pass
         return EXIT_OK
@@ -118,14 +144,21 @@ def _run_headless(args: argparse.Namespace) -> int:
             return thresholds.run(args, overrides, config_files(args))
         from inspector.core.inspection import open_inspection
 
-        inspection = open_inspection(args.chat, input_format=args.input_format, overrides=overrides,
-                                     strategies=args.strategies, config_files=config_files(args))
+        inspection = open_inspection(
+            args.chat,
+            input_format=args.input_format,
+            overrides=overrides,
+            strategies=args.strategies,
+            config_files=config_files(args),
+        )
         for warning in inspection.thresholds.warnings:
             warn(warning)
         command = INSPECTING[args.command]
         shown_in_output = args.command == "explain" and explain.shows_findings(args)
         for finding in () if shown_in_output else inspection.chat.findings:
-            note(f"{args.chat}:{finding.line}: {finding.message}" if finding.line else f"{args.chat}: {finding.message}")
+            note(
+                f"{args.chat}:{finding.line}: {finding.message}" if finding.line else f"{args.chat}: {finding.message}"
+            )
         return command.run(args, inspection)
     except (InputError, UsageError) as exc:
         return fail(str(exc))
@@ -146,8 +179,7 @@ def _run_app(args: argparse.Namespace) -> int:
         return fail(str(exc))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         # the app would wait forever for keys that never come (a pipe, a cron job, CI)
-        return fail("the app needs a terminal; for text output use "
-                    f"'{PROG} explain CHAT' or '{PROG} prepare CHAT'")
+        return fail(f"the app needs a terminal; for text output use '{PROG} explain CHAT' or '{PROG} prepare CHAT'")
     from inspector.ui.app import run_app
 
     return run_app(args, overrides, config_files(args))

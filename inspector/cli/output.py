@@ -43,8 +43,10 @@ def to_json(data: Any) -> str:
 
 def table(header: tuple[str, ...], body: list[tuple[str, ...]], right: set[int]) -> list[str]:
     widths = [max([len(h), *(len(b[i]) for b in body)]) for i, h in enumerate(header)]
-    return ["  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-            for cells in (header, *body)]
+    return [
+        "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        for cells in (header, *body)
+    ]
 
 
 def cell(value: object) -> str:

@@ -11,8 +11,11 @@ from .output import EXIT_OK, emit, scout_error
 def add_parser(sub, common) -> None:
     prepare = sub.add_parser("prepare", help="print the messages the model sees")
     common(prepare)
-    prepare.add_argument("--format", default="json",
-                         help="json (default), jsonl, chat (scout chat text) or responses (OpenAI Responses input items)")
+    prepare.add_argument(
+        "--format",
+        default="json",
+        help="json (default), jsonl, chat (scout chat text) or responses (OpenAI Responses input items)",
+    )
     prepare.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
 

@@ -12,8 +12,12 @@ COLUMNS = ("value", "messages", "truncated", "dropped", "chars", "tokens", "erro
 def add_parser(sub, common) -> None:
     sweep = sub.add_parser("sweep", help="re-plan once per value of one threshold and count what is sent")
     common(sweep)
-    sweep.add_argument("--vary", required=True, metavar="KEY=START:STOP:STEP",
-                       help="the threshold and its values, STOP included (STEP defaults to 1)")
+    sweep.add_argument(
+        "--vary",
+        required=True,
+        metavar="KEY=START:STOP:STEP",
+        help="the threshold and its values, STOP included (STEP defaults to 1)",
+    )
     sweep.add_argument("--format", default="table", choices=("table", "json", "csv"))
 
 
@@ -47,8 +51,11 @@ def render_csv(rows) -> str:
 
 def render_table(key: str, rows) -> str:
     header = (key, "messages sent", "truncated", "dropped", "characters", "~tokens")
-    body = [(f"{r.value:,}", f"{r.messages:,}", f"{r.truncated:,}", f"{r.dropped:,}", f"{r.chars:,}",
-             f"{r.tokens:,}") + (("scout-ai raises",) if r.error else ()) for r in rows]
+    body = [
+        (f"{r.value:,}", f"{r.messages:,}", f"{r.truncated:,}", f"{r.dropped:,}", f"{r.chars:,}", f"{r.tokens:,}")
+        + (("scout-ai raises",) if r.error else ())
+        for r in rows
+    ]
     body = [b if len(b) == 7 else (*b, "") for b in body]
     lines = table((*header, ""), body, {0, 1, 2, 3, 4, 5})
     lines.append("")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from inspector.core.analysis.fixes import fixes_for_trace
 from inspector.core.analysis.replan import Replanner
+from inspector.core.analysis.trace import trace
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS
-from inspector.core.analysis.trace import trace
 
 from .output import cell, emit, note, scout_error, to_json
 
@@ -27,8 +27,14 @@ def run(args, inspection) -> int:
     if args.format == "json":
         rows = []
         for occurrence, report in zip(result.occurrences, reports):
-            rows.append({**occurrence.as_dict(), "fixes": [f.as_dict() for f in report.fixes],
-                         "blocked": report.blocked, "notes": report.notes})
+            rows.append(
+                {
+                    **occurrence.as_dict(),
+                    "fixes": [f.as_dict() for f in report.fixes],
+                    "blocked": report.blocked,
+                    "notes": report.notes,
+                }
+            )
         emit(args, to_json(rows))
         if not rows:
             note(result.verdict())

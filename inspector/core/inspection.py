@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.core.scout.tool_facts import ToolFacts
 from inspector.core.io.formats import load_chat
 from inspector.core.model import Chat
 from inspector.core.scout.prepare import Prompt, prepare_prompt
+from inspector.core.scout.settings import Thresholds, resolve
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
-from inspector.core.scout.settings import Thresholds, resolve
+from inspector.core.scout.tool_facts import ToolFacts
 
 
 @dataclass(slots=True, eq=False, repr=False)
@@ -41,12 +41,17 @@ class Inspection:
         return prepare_prompt(self.chat.messages, spec, thresholds.as_tuple(), self.facts, self.epoch)
 
 
-def open_inspection(path: str | Path, *, input_format: str | None = None, overrides: dict[str, str] | None = None,
-                    strategies: str | None = None, env: dict[str, str] | None = None,
-                    config_files: list[Path] | None = None) -> Inspection:
+def open_inspection(
+    path: str | Path,
+    *,
+    input_format: str | None = None,
+    overrides: dict[str, str] | None = None,
+    strategies: str | None = None,
+    env: dict[str, str] | None = None,
+    config_files: list[Path] | None = None,
+) -> Inspection:
     chat = load_chat(path, input_format)
-    thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files,
-                         chat_path=str(path))
+    thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files, chat_path=str(path))
     if strategies is not None:
         parse_spec(strategies)  # unknown names fail here, before any work
     # read with the same config files and environment as the thresholds (scout-ai reads both alike)

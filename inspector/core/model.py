@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(slots=True, eq=False)
@@ -31,13 +32,13 @@ class Message:
     def extra(self) -> dict:
         return {k: v for k, v in self.fields.items() if k not in ("role", "content")}
 
-    def with_content(self, content: Any) -> "Message":
+    def with_content(self, content: Any) -> Message:
         fields = dict(self.fields)
         fields["content"] = content
         return Message(fields, self.line, self.end_line, self.source)
 
     @classmethod
-    def make(cls, role: str, content: Any, line: int | None = None, end_line: int | None = None, **extra) -> "Message":
+    def make(cls, role: str, content: Any, line: int | None = None, end_line: int | None = None, **extra) -> Message:
         return cls({"role": role, "content": content, **extra}, line, end_line)
 
 
@@ -52,8 +53,13 @@ class Finding:
     indices: tuple[int, ...] = ()
 
     def as_dict(self) -> dict:
-        return {"kind": self.kind, "message": self.message, "line": self.line,
-                "swallowed": self.swallowed, "indices": list(self.indices)}
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "line": self.line,
+            "swallowed": self.swallowed,
+            "indices": list(self.indices),
+        }
 
 
 @dataclass(slots=True, eq=False)

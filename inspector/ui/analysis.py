@@ -13,8 +13,8 @@ from textual.worker import get_current_worker
 
 from inspector.core.analysis.compare import compare
 from inspector.core.analysis.replan import Replanner
-from inspector.core.inspection import Inspection
 from inspector.core.analysis.sweep import axis, sweep
+from inspector.core.inspection import Inspection
 from inspector.core.scout.settings import Thresholds
 
 from .messages import Compared, SweepDone
@@ -69,8 +69,11 @@ class AnalysisMixin:
             _, fix, row = result
             self.set_threshold(fix.key, fix.value, "why fix", delay=0)
             self.go_to_row(row)
-            self.notify(f"{fix.key} = {fix.value:,} applied: message #{row} is now {fix.tier} "
-                        f"(prompt {fix.delta_chars:+,} characters; u resets)", markup=False)
+            self.notify(
+                f"{fix.key} = {fix.value:,} applied: message #{row} is now {fix.tier} "
+                f"(prompt {fix.delta_chars:+,} characters; u resets)",
+                markup=False,
+            )
 
         self.push_screen(WhyScreen(text, self.analysis_inspection(), self.replanner()), done)
 

@@ -20,17 +20,16 @@ from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
-from inspector.core.present.detail import detail_text
 from inspector.core.errors import InputError, UsageError
+from inspector.core.inspection import open_inspection
+from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
-from inspector.core.inspection import open_inspection
-from inspector.core.scout.strategies import UnknownStrategy, known_strategies
 from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.strategies import UnknownStrategy, known_strategies
 
 from .analysis import AnalysisMixin
 from .commands import InspectorCommands
-from .searching import SearchMixin
 from .keymap import APP_ACTIONS, VIEW_ACTIONS, bindings
 from .messages import ChatLoaded, Exported, LoadFailed, Replanned
 from .screens.export import ExportScreen
@@ -38,6 +37,7 @@ from .screens.filter import FilterScreen
 from .screens.help import HelpScreen
 from .screens.notes import NotesScreen
 from .screens.presets import PresetsScreen
+from .searching import SearchMixin
 from .widgets.compare_panel import ComparePanel
 from .widgets.detail import DetailPane
 from .widgets.dual_view import DualColumnView
@@ -58,9 +58,16 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
     debounce = 0.15  # seconds of no typing before a re-plan
     detail_delay = 0.08  # seconds the cursor must rest before the detail pane loads
 
-    def __init__(self, path: str | Path | None, overrides: dict[str, str] | None = None,
-                 config_files: list[Path] | None = None, strategies: str | None = None,
-                 input_format: str | None = None, env: dict[str, str] | None = None, label: str | None = None):
+    def __init__(
+        self,
+        path: str | Path | None,
+        overrides: dict[str, str] | None = None,
+        config_files: list[Path] | None = None,
+        strategies: str | None = None,
+        input_format: str | None = None,
+        env: dict[str, str] | None = None,
+        label: str | None = None,
+    ):
         super().__init__()
         self.path = str(path) if path is not None else None
         self.label = label or self.path or "(no file)"
@@ -122,8 +129,13 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         try:
             if self.path is None:
                 raise InputError("no chat file given")
-            inspection = open_inspection(self.path, input_format=self.input_format, overrides=self.overrides,
-                                         config_files=self.config_files, env=self.env)
+            inspection = open_inspection(
+                self.path,
+                input_format=self.input_format,
+                overrides=self.overrides,
+                config_files=self.config_files,
+                env=self.env,
+            )
             rows = RowModel(inspection.chat, inspection.facts)
             thresholds = keep or inspection.thresholds
             prompt = inspection.prompt(thresholds, self.strategies)
@@ -134,8 +146,9 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         except Exception as exc:  # any other surprise is still shown in the app, never as a traceback
             self.post_message(LoadFailed(f"{self.path}: cannot inspect ({type(exc).__name__}: {exc})"))
             return
-        self.post_message(ChatLoaded(inspection, rows, prompt, totals, inspection.thresholds,
-                                     time.perf_counter() - started))
+        self.post_message(
+            ChatLoaded(inspection, rows, prompt, totals, inspection.thresholds, time.perf_counter() - started)
+        )
 
     @on(ChatLoaded)
     def _loaded(self, event: ChatLoaded) -> None:
@@ -347,6 +360,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         def picked(result) -> None:
             if result is not None:
                 self.set_filter(*result)
+
         self.push_screen(FilterScreen(self.filter_tier, self.filter_role, self.rows.roles()), picked)
 
     def set_filter(self, tier: str | None, role: str | None) -> None:
@@ -393,6 +407,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
                 thresholds = thresholds.with_value(key, preset["thresholds"][key], "preset", name)
             self.apply_thresholds(thresholds, preset["strategies"] or self.strategies)
             self.notify(f"preset {name!r} loaded", markup=False)
+
         self.push_screen(PresetsScreen(self.thresholds.as_ints(), self.strategies), picked)
 
     # -- export, copy, notes, reload, help --------------------------------------------
@@ -400,6 +415,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         def picked(result) -> None:
             if result is not None:
                 self.export(*result)
+
         self.push_screen(ExportScreen(self.path), picked)
 
     @work(thread=True, group="export", description="export", exit_on_error=False)
@@ -468,9 +484,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
                 return None  # shown greyed out
             if action == "focus_compare" and self.pinned is None:
                 return None
-        if action == "reload" and len(self.screen_stack) > 1:
-            return False
-        return True
+        return not (action == "reload" and len(self.screen_stack) > 1)
 
 
 def run_app(args, overrides: dict[str, str], config_files) -> int:
@@ -480,7 +494,8 @@ def run_app(args, overrides: dict[str, str], config_files) -> int:
     if path is None:
         path = demo_chat_path()
         label = f"{path.name} (bundled demo)"
-    app = InspectorApp(path, overrides, config_files, strategies=args.strategies, input_format=args.input_format,
-                       label=label)
+    app = InspectorApp(
+        path, overrides, config_files, strategies=args.strategies, input_format=args.input_format, label=label
+    )
     app.run()
     return app.return_code or 0

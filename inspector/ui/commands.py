@@ -25,8 +25,12 @@ class InspectorCommands(Provider):
         matcher = self.matcher(query)
         text = query.strip().lstrip("#")
         if text.isdigit():
-            yield Hit(1.0, f"Go to message #{text}", partial(self.app.go_to_row, int(text)),
-                      help="jump to this row of the list")
+            yield Hit(
+                1.0,
+                f"Go to message #{text}",
+                partial(self.app.go_to_row, int(text)),
+                help="jump to this row of the list",
+            )
         for title, help_text, action in self._commands():
             score = matcher.match(title)
             if score > 0:

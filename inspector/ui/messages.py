@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from inspector.core.scout.prepare import Prompt
-from inspector.core.present.rows import RowModel
 from inspector.core.inspection import Inspection
+from inspector.core.present.rows import RowModel
+from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 
 

@@ -49,13 +49,16 @@ class SearchMixin:
     def _jump_to_match(self, step: int, include_current: bool = False) -> None:
         hits, view = self.search_hits, self.view
         current = view.current_row or 0
-        shown = (lambda row: True) if view.order is None else (lambda row: view.position_of(row) < view.count
-                                                                and view.row_at(view.position_of(row)) == row)
+        shown = (
+            (lambda row: True)
+            if view.order is None
+            else (lambda row: view.position_of(row) < view.count and view.row_at(view.position_of(row)) == row)
+        )
         if step > 0:
-            candidates = hits[bisect_left(hits, current) if include_current else bisect_right(hits, current):]
+            candidates = hits[bisect_left(hits, current) if include_current else bisect_right(hits, current) :]
             candidates = candidates + hits  # wrap around
         else:
-            candidates = hits[:bisect_left(hits, current)][::-1] + hits[::-1]
+            candidates = hits[: bisect_left(hits, current)][::-1] + hits[::-1]
         for row in candidates:
             if shown(row):
                 view.go_to_row(row)

@@ -18,8 +18,10 @@ HOSTILE = [
     {"role": "system", "content": "[bold]not bold[/bold] and [/ and list[int] and [@click=app.quit]clickme[/]"},
     {"role": "user", "content": "title\x1b]0;PWNED\x07 red\x1b[31mRED nul\x00 bell\x07 cr\rX"},
     {"role": "function_call", "content": json.dumps({"name": "[red]tool[/red]", "arguments": {"q": "[/"}, "id": "c1"})},
-    {"role": "function_call_output",
-     "content": json.dumps({"name": "[red]tool[/red]", "content": "\x1b[2J[@click=app.quit]x[/]", "id": "c1"})},
+    {
+        "role": "function_call_output",
+        "content": json.dumps({"name": "[red]tool[/red]", "content": "\x1b[2J[@click=app.quit]x[/]", "id": "c1"}),
+    },
 ]
 
 
@@ -38,6 +40,7 @@ def make_app():
         app.animation_level = "none"
         app.detail_delay = 0  # the detail pane follows the cursor at once in tests
         return app
+
     return factory
 
 
@@ -47,6 +50,7 @@ def write_chat(tmp_path):
         path = tmp_path / name
         path.write_text(json.dumps(messages), encoding="utf-8")
         return path
+
     return write
 
 

@@ -115,8 +115,9 @@ async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch,
     def fake_open(path, **kwargs):
         inspection = open_inspection(path, **kwargs)
         chat = inspection.chat
-        chat.consumed.append(Consumed(Message({"role": "option", "content": "endpoint gpt"}, 1), "option",
-                                      "sets an option, not sent", 1))
+        chat.consumed.append(
+            Consumed(Message({"role": "option", "content": "endpoint gpt"}, 1), "option", "sets an option, not sent", 1)
+        )
         chat.findings.append(Finding("hazard", "a [bold] header-like line was taken into content", 3))
         return inspection
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from inspector.core.scout import decision as d
+from inspector.core.inspection import open_inspection
 from inspector.core.io.presets import PresetsError, delete_preset, load_presets, save_preset
 from inspector.core.present.sanitize import display_lines, display_text, one_line
-from inspector.core.inspection import open_inspection
 from inspector.core.present.wording import describe, explain_markers, ordinal
+from inspector.core.scout import decision as d
 
 from .conftest import DEMO
 
@@ -29,15 +29,28 @@ def test_sanitize_never_leaves_a_control_character():
 
 
 def test_ordinals():
-    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == \
-        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+        "111th",
+    ]
 
 
 def test_describe_names_rule_and_counters():
     t = open_inspection(DEMO, config_files=[], env={}).thresholds
     dec = d.Decision(5, d.TRUNCATED, d.MIDDLE, 14, 131_204, 9000, 300, "output")
-    assert describe(dec, t).startswith("truncated: 14th newest output, beyond full_tool_outputs=10, "
-                                       "tool characters before it 131,204 >= max_tool_chars 100,000")
+    assert describe(dec, t).startswith(
+        "truncated: 14th newest output, beyond full_tool_outputs=10, "
+        "tool characters before it 131,204 >= max_tool_chars 100,000"
+    )
     dec = d.Decision(5, d.DROPPED, d.BEYOND_MAX, 41, 150_000, 9000, 0, "output")
     assert describe(dec, t).startswith("dropped: 41st newest output, beyond max_tool_outputs=40")
     dec = d.Decision(5, d.FULL, d.RECENT, 3, 0, 10, 10, "output")
@@ -45,14 +58,19 @@ def test_describe_names_rule_and_counters():
 
 
 def test_marker_explained():
-    notes = explain_markers('Truncated (6435): abc<...6435 - ccf40...>def')
+    notes = explain_markers("Truncated (6435): abc<...6435 - ccf40...>def")
     assert notes and "6,435 characters" in notes[0] and "first 89 and the last 90" in notes[0]
 
 
 def test_presets_round_trip_and_corrupt_file(tmp_path):
     path = tmp_path / "p" / "presets.json"
-    values = {"full_tool_calls": 1, "full_tool_outputs": 2, "max_tool_calls": 3, "max_tool_outputs": 4,
-              "max_tool_chars": 5}
+    values = {
+        "full_tool_calls": 1,
+        "full_tool_outputs": 2,
+        "max_tool_calls": 3,
+        "max_tool_outputs": 4,
+        "max_tool_chars": 5,
+    }
     save_preset("a", values, "none", path=path)
     assert load_presets(path) == {"a": {"thresholds": values, "strategies": "none"}}
     assert json.loads(path.read_text())["version"] == 1 and path.read_text().count("\n") > 5  # readable
@@ -61,4 +79,4 @@ def test_presets_round_trip_and_corrupt_file(tmp_path):
     path.write_text('{"presets": {"x": {"thresholds": {"full_tool_calls": "1"}}}}')
     with pytest.raises(PresetsError):
         save_preset("b", values, path=path)
-    assert "full_tool_calls\": \"1\"" in path.read_text()
+    assert 'full_tool_calls": "1"' in path.read_text()

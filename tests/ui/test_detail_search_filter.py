@@ -15,10 +15,12 @@ async def test_detail_explains_a_truncated_message(make_app):
         await pilot.pause()
         text = app.query_one(DetailPane).text
         assert "#41  role function_call_output  tool run_tests  id call_019" in text
-        assert ("truncated: 35th newest output, beyond full_tool_outputs=10, tool characters before it 101,794 "
-                ">= max_tool_chars 100,000") in text
+        assert (
+            "truncated: 35th newest output, beyond full_tool_outputs=10, tool characters before it 101,794 "
+            ">= max_tool_chars 100,000"
+        ) in text
         assert "<...6435 - ccf40...> replaces the middle of a string of 6,435 characters" in text
-        assert "──────── original ────────\n{\n  \"name\": \"run_tests\"," in text  # pretty-printed JSON
+        assert '──────── original ────────\n{\n  "name": "run_tests",' in text  # pretty-printed JSON
         assert "──────── model-visible (shortened) ────────" in text
         assert "characters: 6,554 original -> 267 sent" in text
 

@@ -17,8 +17,13 @@ ROOT = Path(__file__).parents[2]
 
 def cli(*args: str) -> bytes:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FULL_TOOL", "MAX_TOOL"))}
-    out = subprocess.run([sys.executable, "-m", "inspector", *args, "--no-scout-config"], capture_output=True,
-                         check=True, cwd=ROOT, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "inspector", *args, "--no-scout-config"],
+        capture_output=True,
+        check=True,
+        cwd=ROOT,
+        env=env,
+    )
     return out.stdout
 
 
@@ -49,8 +54,9 @@ async def test_export_prepared_json_equals_cli_prepare(make_app, tmp_path):
         written = tmp_path / "debug_session.prompt.json"
         assert written.read_bytes() == cli("prepare", str(DEMO), "--set", "max_tool_chars=50000")
         assert app.last_export == written.resolve()
-        assert any(f"wrote {written.stat().st_size:,} bytes to {written.resolve()}" in n.message
-                   for n in app._notifications)
+        assert any(
+            f"wrote {written.stat().st_size:,} bytes to {written.resolve()}" in n.message for n in app._notifications
+        )
 
 
 async def test_export_every_format(make_app, tmp_path):
@@ -58,13 +64,18 @@ async def test_export_every_format(make_app, tmp_path):
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         from inspector.ui.screens.export import choices
+
         for number, (kind, fmt) in enumerate(choices()):
             screen = await open_export(app, pilot)
             await pick(pilot, screen, number)
             path = screen.query_one("#path").value
             await pilot.press("enter")
             await settle(app, pilot)
-            args = ["prepare", str(DEMO), "--format", fmt] if kind == "prepare" else ["explain", str(DEMO), "--format", fmt]
+            args = (
+                ["prepare", str(DEMO), "--format", fmt]
+                if kind == "prepare"
+                else ["explain", str(DEMO), "--format", fmt]
+            )
             assert (tmp_path / path).read_bytes() == cli(*args), (kind, fmt)
 
 

@@ -11,8 +11,12 @@ from .conftest import settle
 
 async def test_huge_message_detail_is_capped_and_copy_is_whole(make_app, write_chat):
     body = "x" * 600_000 + "\n" + "y" * 100_000
-    path = write_chat([{"role": "user", "content": "go"},
-                       {"role": "function_call_output", "content": json.dumps({"name": "cat", "content": body, "id": "1"})}])
+    path = write_chat(
+        [
+            {"role": "user", "content": "go"},
+            {"role": "function_call_output", "content": json.dumps({"name": "cat", "content": body, "id": "1"})},
+        ]
+    )
     app = make_app(path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

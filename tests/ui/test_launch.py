@@ -116,9 +116,12 @@ async def test_layout_at_200x60_shows_the_editor(make_app):
 
 
 def test_core_and_headless_cli_never_import_textual():
-    code = ("import inspector.core.inspection, inspector.core.present.rows, inspector.core.present.detail, inspector.core.present.search, "
-            "inspector.core.io.presets, inspector.core.present.export, inspector.core.present.sanitize, inspector.cli, sys;"
-            "print([m for m in ('textual', 'rich') if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).parents[2])
+    code = (
+        "import inspector.core.inspection, inspector.core.present.rows, inspector.core.present.detail, inspector.core.present.search, "
+        "inspector.core.io.presets, inspector.core.present.export, inspector.core.present.sanitize, inspector.cli, sys;"
+        "print([m for m in ('textual', 'rich') if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
     assert out.stdout.strip() == "[]"

@@ -25,8 +25,12 @@ async def test_preset_round_trip(make_app, tmp_path):
         assert str(path).startswith(str(tmp_path / "config"))
         data = json.loads(path.read_text())
         assert data["presets"]["tight"]["thresholds"] == {
-            "full_tool_calls": 0, "full_tool_outputs": 4, "max_tool_calls": 40, "max_tool_outputs": 40,
-            "max_tool_chars": 30000}
+            "full_tool_calls": 0,
+            "full_tool_outputs": 4,
+            "max_tool_calls": 40,
+            "max_tool_outputs": 40,
+            "max_tool_chars": 30000,
+        }
         assert "saved 'tight'" in str(app.screen.query_one("#preset-message").render())
         await pilot.press("escape", "u")
         await settle(app, pilot)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.core.inspection import open_inspection
 from inspector.core.analysis.sweep import SweepRow, axis, sweep
+from inspector.core.inspection import open_inspection
 from inspector.ui.widgets.sweep_chart import COLUMNS, chart_lines, compact, count, marker_column, sparkline
 
 from .conftest import DEMO, edit, settle

@@ -65,7 +65,7 @@ async def test_number_key_applies_a_fix_and_the_fact_becomes_visible(make_app):
         assert editor.query_one("#th-full_tool_outputs").value == "54"
         assert str(editor.query_one("#src-full_tool_outputs").render()) == "edited (why fix)"
         assert app.view.current_row == 3  # the cursor is on the message that now shows
-        left, right = split(row_line(app, 3))
+        _left, right = split(row_line(app, 3))
         assert "read_file:" in right and "dropped" not in right
         detail = app.query_one("#detail").text
         assert "full: 53rd newest output, within full_tool_outputs=54" in detail
@@ -173,7 +173,14 @@ async def test_help_and_footer_list_the_new_keys(make_app):
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         text = str(app.screen.query_one("#help-text").render())
-        for line in ("w              Why:", "b              A/B:", "c              A/B list:",
-                     "a              Audit:", "in Why (w)", "1-9 applies a fix", "sweep chart"):
+        for line in (
+            "w              Why:",
+            "b              A/B:",
+            "c              A/B list:",
+            "a              Audit:",
+            "in Why (w)",
+            "1-9 applies a fix",
+            "sweep chart",
+        ):
             assert line in text, line
         assert "reserved" not in text

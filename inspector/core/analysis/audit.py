@@ -22,15 +22,15 @@ import json
 import re
 from dataclasses import dataclass
 
-from inspector.core.scout import decision as d
-from inspector.core.scout.tool_facts import CALL, OUTPUT
-from inspector.core.scout.prepare import Prompt, prepare_prompt
-from inspector.core.present.explain_report import tool_identity
-from inspector.core.ruby.json import RubyJSONError, parse
-from inspector.core.inspection import Inspection
-from inspector.core.scout.strategies import parse_spec
 from inspector.core.analysis.trace import row_numbers, row_of_message
 from inspector.core.analysis.visibility import kept_ranges
+from inspector.core.inspection import Inspection
+from inspector.core.present.explain_report import tool_identity
+from inspector.core.ruby.json import RubyJSONError, parse
+from inspector.core.scout import decision as d
+from inspector.core.scout.prepare import Prompt, prepare_prompt
+from inspector.core.scout.strategies import parse_spec
+from inspector.core.scout.tool_facts import CALL, OUTPUT
 
 PREFIX_REPLANS = 400  # repeated calls checked against the prompt of their time; later ones use the final prompt
 REMOVING_STEPS = ("clear", "previous_response_id")
@@ -51,8 +51,13 @@ class AuditFinding:
     line: int | None = None
 
     def as_dict(self) -> dict:
-        return {"kind": self.kind, "message": self.message, "rows": list(self.rows),
-                "messages": list(self.messages), "line": self.line}
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "rows": list(self.rows),
+            "messages": list(self.messages),
+            "line": self.line,
+        }
 
 
 class _Tools:
@@ -156,11 +161,16 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befor
         if tier not in (d.DROPPED, d.TRUNCATED):
             continue
         involved = (earlier, answer, call)
-        out.append(AuditFinding(
-            "repeated_call",
-            f"message {call} repeats the {_name(tools, call)} call of message {earlier} with the same arguments; "
-            f"the earlier result (message {answer}) was {tier} {when}",
-            tuple(row_of_message(befores, i) for i in involved), involved, inspection.chat.line_of(call)))
+        out.append(
+            AuditFinding(
+                "repeated_call",
+                f"message {call} repeats the {_name(tools, call)} call of message {earlier} with the same arguments; "
+                f"the earlier result (message {answer}) was {tier} {when}",
+                tuple(row_of_message(befores, i) for i in involved),
+                involved,
+                inspection.chat.line_of(call),
+            )
+        )
     return out
 
 
@@ -178,15 +188,22 @@ def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, befores)
             continue
         if call_sent:
             kind = "call_without_output"
-            text = (f"the {_name(tools, call)} call (message {call}) is sent but its output (message {answer}) "
-                    "is dropped: the model sees the question without the answer")
+            text = (
+                f"the {_name(tools, call)} call (message {call}) is sent but its output (message {answer}) "
+                "is dropped: the model sees the question without the answer"
+            )
         else:
             kind = "output_without_call"
-            text = (f"the {_name(tools, call)} output (message {answer}) is sent but its call (message {call}) "
-                    "is dropped: the model sees an answer without the question")
+            text = (
+                f"the {_name(tools, call)} output (message {answer}) is sent but its call (message {call}) "
+                "is dropped: the model sees an answer without the question"
+            )
         involved = (call, answer)
-        out.append(AuditFinding(kind, text, tuple(row_of_message(befores, i) for i in involved), involved,
-                                inspection.chat.line_of(call)))
+        out.append(
+            AuditFinding(
+                kind, text, tuple(row_of_message(befores, i) for i in involved), involved, inspection.chat.line_of(call)
+            )
+        )
     return out
 
 
@@ -229,11 +246,16 @@ def _cut_errors(inspection: Inspection, prompt: Prompt, befores) -> list[AuditFi
         a, b = lost[0]
         first = original[a:b].strip().splitlines()[-1][:120] if original[a:b].strip() else ""
         name = tool_identity(facts.parsed[p])[0]
-        out.append(AuditFinding(
-            "cut_error",
-            f"the {name} output (message {index}) is truncated and the cut (characters {head:,}-{tail:,} of "
-            f"{len(original):,}) removed the end of {len(lost)} error report(s); first: {first!r}",
-            (row_of_message(befores, index),), (index,), inspection.chat.line_of(index)))
+        out.append(
+            AuditFinding(
+                "cut_error",
+                f"the {name} output (message {index}) is truncated and the cut (characters {head:,}-{tail:,} of "
+                f"{len(original):,}) removed the end of {len(lost)} error report(s); first: {first!r}",
+                (row_of_message(befores, index),),
+                (index,),
+                inspection.chat.line_of(index),
+            )
+        )
     return out
 
 
@@ -246,16 +268,21 @@ def _consumed(inspection: Inspection, order: list[int]) -> list[AuditFinding]:
         if item.step in REMOVING_STEPS and item.message.fields.get("role") not in REMOVING_STEPS:
             groups.setdefault((item.step, item.before), []).append((item.before + rank, k))
     out = []
-    for (step, before), items in groups.items():
+    for (step, _before), items in groups.items():
         rows = tuple(row for row, _ in items)
         lines = [consumed[k].message.line for _, k in items if consumed[k].message.line]
         span = f" (lines {min(lines)}-{max(lines)})" if lines else ""
         what = "a clear" if step == "clear" else "previous_response_id"
-        out.append(AuditFinding(
-            "consumed_turns",
-            f"{what} removed {len(items)} earlier message(s){span} before the strategies ran; the model is not "
-            f"sent them whatever the thresholds ({consumed[items[0][1]].reason})",
-            rows, tuple(None for _ in items), min(lines) if lines else None))
+        out.append(
+            AuditFinding(
+                "consumed_turns",
+                f"{what} removed {len(items)} earlier message(s){span} before the strategies ran; the model is not "
+                f"sent them whatever the thresholds ({consumed[items[0][1]].reason})",
+                rows,
+                tuple(None for _ in items),
+                min(lines) if lines else None,
+            )
+        )
     return out
 
 
@@ -263,6 +290,13 @@ def _loader(inspection: Inspection, befores) -> list[AuditFinding]:
     out = []
     for finding in inspection.chat.findings:
         indices = tuple(i for i in finding.indices if 0 <= i < len(inspection.chat.messages))
-        out.append(AuditFinding(f"loader_{finding.kind}", finding.message,
-                                tuple(row_of_message(befores, i) for i in indices), indices, finding.line))
+        out.append(
+            AuditFinding(
+                f"loader_{finding.kind}",
+                finding.message,
+                tuple(row_of_message(befores, i) for i in indices),
+                indices,
+                finding.line,
+            )
+        )
     return out

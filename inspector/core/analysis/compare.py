@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.core.scout import decision as d
-from inspector.core.scout.tool_facts import chars_of
-from inspector.core.scout.prepare import Prompt
 from inspector.core.analysis.replan import Replanner, prompt_chars
-from inspector.core.present.explain_report import tool_identity
-from inspector.core.inspection import Inspection
-from inspector.core.scout.settings import KEYS, Thresholds
 from inspector.core.analysis.trace import row_numbers, row_of_message
+from inspector.core.inspection import Inspection
+from inspector.core.present.explain_report import tool_identity
+from inspector.core.scout import decision as d
+from inspector.core.scout.prepare import Prompt
+from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.tool_facts import chars_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,9 +36,18 @@ class Change:
         return self.chars_b - self.chars_a
 
     def as_dict(self) -> dict:
-        return {"index": self.row, "message": self.message, "role": self.role, "name": self.name, "id": self.id,
-                "tier_a": self.tier_a, "tier_b": self.tier_b, "chars_a": self.chars_a, "chars_b": self.chars_b,
-                "delta": self.delta}
+        return {
+            "index": self.row,
+            "message": self.message,
+            "role": self.role,
+            "name": self.name,
+            "id": self.id,
+            "tier_a": self.tier_a,
+            "tier_b": self.tier_b,
+            "chars_a": self.chars_a,
+            "chars_b": self.chars_b,
+            "delta": self.delta,
+        }
 
 
 @dataclass(slots=True)
@@ -53,16 +62,25 @@ class Comparison:
         return [k for k in KEYS if self.a[k] != self.b[k]]
 
     def as_dict(self) -> dict:
-        return {"a": self.a.as_ints(), "b": self.b.as_ints(), "totals_a": self.totals_a, "totals_b": self.totals_b,
-                "changes": [c.as_dict() for c in self.changes]}
+        return {
+            "a": self.a.as_ints(),
+            "b": self.b.as_ints(),
+            "totals_a": self.totals_a,
+            "totals_b": self.totals_b,
+            "changes": [c.as_dict() for c in self.changes],
+        }
 
 
 def _totals(prompt: Prompt) -> dict:
     counts = prompt.tier_counts()
     chars = prompt_chars(prompt)
-    return {"messages": 0 if prompt.error else counts[d.FULL] + counts[d.TRUNCATED],
-            "truncated": counts[d.TRUNCATED], "dropped": counts[d.DROPPED], "chars": chars,
-            "error": prompt.error.describe() if prompt.error else None}
+    return {
+        "messages": 0 if prompt.error else counts[d.FULL] + counts[d.TRUNCATED],
+        "truncated": counts[d.TRUNCATED],
+        "dropped": counts[d.DROPPED],
+        "chars": chars,
+        "error": prompt.error.describe() if prompt.error else None,
+    }
 
 
 def _sent(prompt: Prompt, index: int):
@@ -88,6 +106,17 @@ def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Rep
         p = facts.position.get(index)
         name, ident = tool_identity(facts.parsed[p]) if p is not None else (None, None)
         message = inspection.chat.messages[index]
-        result.changes.append(Change(row_of_message(befores, index), index, message.fields.get("role"), name, ident,
-                                     tier_a, tier_b, chars_of(va), chars_of(vb)))
+        result.changes.append(
+            Change(
+                row_of_message(befores, index),
+                index,
+                message.fields.get("role"),
+                name,
+                ident,
+                tier_a,
+                tier_b,
+                chars_of(va),
+                chars_of(vb),
+            )
+        )
     return result

@@ -20,18 +20,18 @@ down, "value works, value + 1 does not".
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
-from inspector.core.scout import decision as d
-from inspector.core.scout.tool_facts import FAIL
-from inspector.core.scout.prepare import Prompt
 from inspector.core.analysis.replan import Replanner, output_count, prompt_chars
-from inspector.core.inspection import Inspection
-from inspector.core.scout.strategies.shorten_tools import CUT, KEEP
-from inspector.core.scout.settings import KEYS
 from inspector.core.analysis.trace import Occurrence, Trace
 from inspector.core.analysis.visibility import survives
+from inspector.core.inspection import Inspection
+from inspector.core.scout import decision as d
+from inspector.core.scout.prepare import Prompt
+from inspector.core.scout.settings import KEYS
+from inspector.core.scout.strategies.shorten_tools import CUT, KEEP
+from inspector.core.scout.tool_facts import FAIL
 
 RAISE, LOWER = "raise", "lower"
 
@@ -52,9 +52,16 @@ class Fix:
     holds_to: int | None  # the fix works for every value from `value` to this one; None: and every value beyond
 
     def as_dict(self) -> dict:
-        return {"key": self.key, "value": self.value, "prompt_chars": self.prompt_chars, "current": self.current,
-                "direction": self.direction, "delta_chars": self.delta_chars, "tier": self.tier,
-                "holds_to": self.holds_to}
+        return {
+            "key": self.key,
+            "value": self.value,
+            "prompt_chars": self.prompt_chars,
+            "current": self.current,
+            "direction": self.direction,
+            "delta_chars": self.delta_chars,
+            "tier": self.tier,
+            "holds_to": self.holds_to,
+        }
 
     def describe(self) -> str:
         sign = ">=" if self.direction == RAISE else "<="
@@ -64,8 +71,10 @@ class Fix:
             span += " only"
         else:
             span = f"{self.key} {sign} {self.value:,}"
-        return (f"{span} (now {self.current:,}; set {self.key}={self.value}): shown {self.tier}, "
-                f"prompt {self.prompt_chars:,} characters ({self.delta_chars:+,})")
+        return (
+            f"{span} (now {self.current:,}; set {self.key}={self.value}): shown {self.tier}, "
+            f"prompt {self.prompt_chars:,} characters ({self.delta_chars:+,})"
+        )
 
 
 @dataclass(slots=True)
@@ -111,8 +120,9 @@ class _Target:
         return False
 
 
-def _scan(candidates: Iterator[tuple[int, bool]], check: Callable[[int], bool],
-          step: int) -> tuple[int | None, int | None]:
+def _scan(
+    candidates: Iterator[tuple[int, bool]], check: Callable[[int], bool], step: int
+) -> tuple[int | None, int | None]:
     """First working value along ``candidates`` and the end of its working run.
 
     Each candidate is (value, settled): settled means every value further on plans as
@@ -178,8 +188,12 @@ def _band_errors(rp: Replanner) -> list[int]:
     return cached
 
 
-def find_fixes(inspection: Inspection, occurrence: Occurrence, replanner: Replanner | None = None,
-               cancelled: Callable[[], bool] | None = None) -> FixReport:
+def find_fixes(
+    inspection: Inspection,
+    occurrence: Occurrence,
+    replanner: Replanner | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> FixReport:
     """Every single-threshold fix for one occurrence (an empty list, with the reason, when none exists).
 
     Cost: one re-plan per distinct value walked, so up to (outputs + 2) plans per count key;
@@ -190,15 +204,19 @@ def find_fixes(inspection: Inspection, occurrence: Occurrence, replanner: Replan
     if occurrence.visible:
         return report
     if occurrence.message is None:
-        report.blocked = (f"no single threshold can: it was consumed ({occurrence.reason}) before the strategies "
-                          "ran, and the thresholds only act on what is left")
+        report.blocked = (
+            f"no single threshold can: it was consumed ({occurrence.reason}) before the strategies "
+            "ran, and the thresholds only act on what is left"
+        )
         return report
     rp = replanner or Replanner(inspection)
     facts = inspection.facts
     if rp.fast and facts.first_failure < len(facts.order):
         failing = facts.order[facts.first_failure]
-        report.blocked = (f"no single threshold can: scout-ai raises on message {failing} whatever the thresholds "
-                          f"({facts.failures[facts.first_failure].why})")
+        report.blocked = (
+            f"no single threshold can: scout-ai raises on message {failing} whatever the thresholds "
+            f"({facts.failures[facts.first_failure].why})"
+        )
         return report
     target = _Target(inspection, occurrence)
     base = rp.base
@@ -223,7 +241,9 @@ def find_fixes(inspection: Inspection, occurrence: Occurrence, replanner: Replan
         found: list[tuple[str, int, int | None]] = []
         if key == "max_tool_chars":
             if not rp.fast:
-                report.notes.append("max_tool_chars not searched: exact search needs shorten_tools as the only strategy")
+                report.notes.append(
+                    "max_tool_chars not searched: exact search needs shorten_tools as the only strategy"
+                )
                 continue
             up = _scan(_budget_up(rp, key, current, limit), check, +1)
             down = _scan(_budget_down(rp, key, current, limit), check, -1)
@@ -252,8 +272,18 @@ def find_fixes(inspection: Inspection, occurrence: Occurrence, replanner: Replan
         for direction, value, holds in found:
             prompt = rp.at(key, value)
             chars = prompt_chars(prompt)
-            report.fixes.append(Fix(key, value, current, direction, chars, chars - current_chars,
-                                    prompt.tier_of(occurrence.message), holds))
+            report.fixes.append(
+                Fix(
+                    key,
+                    value,
+                    current,
+                    direction,
+                    chars,
+                    chars - current_chars,
+                    prompt.tier_of(occurrence.message),
+                    holds,
+                )
+            )
     if not report.fixes:
         report.blocked = _why_blocked(occurrence, current_prompt, top)
     return report
@@ -262,15 +292,21 @@ def find_fixes(inspection: Inspection, occurrence: Occurrence, replanner: Replan
 def _why_blocked(occurrence: Occurrence, prompt: Prompt, top: int) -> str:
     text = "no single threshold can"
     if occurrence.tier == d.TRUNCATED:
-        return (f"{text}: every value of each threshold leaves this message truncated or dropped, and the cut "
-                "always removes this occurrence (only more than one change at once could keep it whole)")
+        return (
+            f"{text}: every value of each threshold leaves this message truncated or dropped, and the cut "
+            "always removes this occurrence (only more than one change at once could keep it whole)"
+        )
     if prompt.error is not None:
         return f"{text}: scout-ai raises for every value tried ({prompt.error.why})"
     return f"{text}: tried every distinct plan of each threshold (counts 0..{top}, every max_tool_chars interval)"
 
 
-def fixes_for_trace(inspection: Inspection, result: Trace, replanner: Replanner | None = None,
-                    cancelled: Callable[[], bool] | None = None) -> list[FixReport]:
+def fixes_for_trace(
+    inspection: Inspection,
+    result: Trace,
+    replanner: Replanner | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[FixReport]:
     """A report per occurrence (visible ones get an empty report), sharing one plan cache."""
     rp = replanner or Replanner(inspection)
     return [find_fixes(inspection, o, rp, cancelled) for o in result.occurrences]

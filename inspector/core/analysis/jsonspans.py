@@ -83,7 +83,7 @@ class _Scanner:
                 offsets.append(j)
                 self.i = j + 1
                 return start, j + 1, "".join(out), offsets
-            code = text[j + 1: j + 2]
+            code = text[j + 1 : j + 2]
             if code in _ESCAPES:
                 out.append(_ESCAPES[code])
                 offsets.append(j)
@@ -93,7 +93,7 @@ class _Scanner:
                 raise _Bad
             unit = _hex(text, j + 2)
             i = j + 6
-            if 0xD800 <= unit < 0xDC00 and text[i: i + 2] == "\\u":
+            if 0xD800 <= unit < 0xDC00 and text[i : i + 2] == "\\u":
                 low = _hex(text, i + 2)
                 if 0xDC00 <= low < 0xE000:
                     unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
@@ -150,7 +150,7 @@ class _Scanner:
 
 
 def _hex(text: str, at: int) -> int:
-    digits = text[at: at + 4]
+    digits = text[at : at + 4]
     if len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
         raise _Bad
     return int(digits, 16)
@@ -203,7 +203,7 @@ def field_value(parsed, field: str):
         return parsed.get("content")
     if field.startswith("arguments."):
         arguments = parsed.get("arguments")
-        return arguments.get(field[len("arguments."):]) if isinstance(arguments, dict) else None
+        return arguments.get(field[len("arguments.") :]) if isinstance(arguments, dict) else None
     return None
 
 

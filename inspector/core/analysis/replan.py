@@ -8,10 +8,10 @@ that max_tool_outputs follows max_tool_calls unless it is set itself.
 from __future__ import annotations
 
 from inspector.core.errors import UsageError
-from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.inspection import Inspection
-from inspector.core.scout.strategies import parse_spec
+from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.strategies import parse_spec
 
 CACHE_CELLS = 4_000_000  # plans kept x tool messages: each plan holds a byte and a counter per tool message
 
@@ -25,7 +25,7 @@ class Replanner:
         self.fast = self.spec == ["shorten_tools"]
         self._cache: dict[tuple, Prompt] = {}
 
-    def rebased(self, base: Thresholds) -> "Replanner":
+    def rebased(self, base: Thresholds) -> Replanner:
         """The same chat and plan cache around other thresholds in force (the app re-bases on every edit).
 
         Plans are cached by their five values, so a plan found for one base serves every

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.core.scout import decision as d
-from inspector.core.errors import UsageError
 from inspector.core.analysis.replan import Replanner, output_count, parse_value, prompt_chars
-from inspector.core.present.rows import estimate_tokens
+from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
+from inspector.core.present.rows import estimate_tokens
+from inspector.core.scout import decision as d
 from inspector.core.scout.settings import KEYS, Thresholds
 
 MAX_VALUES = 100_000  # a typo in STEP should not plan for an hour
@@ -29,8 +29,15 @@ class SweepRow:
     error: str | None = None  # what scout-ai raises at this value
 
     def as_dict(self) -> dict:
-        return {"value": self.value, "messages": self.messages, "truncated": self.truncated, "dropped": self.dropped,
-                "chars": self.chars, "tokens": self.tokens, "error": self.error}
+        return {
+            "value": self.value,
+            "messages": self.messages,
+            "truncated": self.truncated,
+            "dropped": self.dropped,
+            "chars": self.chars,
+            "tokens": self.tokens,
+            "error": self.error,
+        }
 
 
 def parse_range(spec: str) -> tuple[str, list[int]]:
@@ -56,8 +63,13 @@ def parse_range(spec: str) -> tuple[str, list[int]]:
     return key, list(range(start, stop + 1, step))
 
 
-def sweep(inspection: Inspection, key: str, values: list[int], base: Thresholds | None = None,
-          replanner: Replanner | None = None) -> list[SweepRow]:
+def sweep(
+    inspection: Inspection,
+    key: str,
+    values: list[int],
+    base: Thresholds | None = None,
+    replanner: Replanner | None = None,
+) -> list[SweepRow]:
     """One row per value of ``key``, the other thresholds as in ``base`` (default: those in force)."""
     if key not in KEYS:
         raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
@@ -70,8 +82,16 @@ def sweep(inspection: Inspection, key: str, values: list[int], base: Thresholds 
         if prompt.error is not None:
             rows.append(SweepRow(value, 0, counts[d.TRUNCATED], counts[d.DROPPED], 0, 0, prompt.error.describe()))
             continue
-        rows.append(SweepRow(value, counts[d.FULL] + counts[d.TRUNCATED], counts[d.TRUNCATED], counts[d.DROPPED],
-                             chars, estimate_tokens(chars)))
+        rows.append(
+            SweepRow(
+                value,
+                counts[d.FULL] + counts[d.TRUNCATED],
+                counts[d.TRUNCATED],
+                counts[d.DROPPED],
+                chars,
+                estimate_tokens(chars),
+            )
+        )
     return rows
 
 

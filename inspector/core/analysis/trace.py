@@ -14,14 +14,14 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from inspector.core.scout import decision as d
-from inspector.core.errors import UsageError
 from inspector.core.analysis.jsonspans import StringSpan, decoded_fields, shortenable_spans
-from inspector.core.scout.prepare import Prompt
-from inspector.core.present.explain_report import tool_identity
-from inspector.core.inspection import Inspection
 from inspector.core.analysis.visibility import Spot, kept_ranges, survives
+from inspector.core.errors import UsageError
+from inspector.core.inspection import Inspection
+from inspector.core.present.explain_report import tool_identity
 from inspector.core.present.wording import describe, describe_consumed
+from inspector.core.scout import decision as d
+from inspector.core.scout.prepare import Prompt
 
 CONTEXT = 40  # characters shown either side of a hit
 
@@ -49,11 +49,25 @@ class Occurrence:
         return self.spot.field
 
     def as_dict(self) -> dict:
-        return {"index": self.row, "message": self.message, "role": self.role, "name": self.name, "id": self.id,
-                "line": self.line, "field": self.spot.field, "start": self.spot.start, "end": self.spot.end,
-                "raw_start": self.raw_start, "raw_end": self.raw_end, "text": self.spot.text,
-                "tier": self.tier, "reason": self.reason, "visible": self.visible, "why": self.why,
-                "context": self.context}
+        return {
+            "index": self.row,
+            "message": self.message,
+            "role": self.role,
+            "name": self.name,
+            "id": self.id,
+            "line": self.line,
+            "field": self.spot.field,
+            "start": self.spot.start,
+            "end": self.spot.end,
+            "raw_start": self.raw_start,
+            "raw_end": self.raw_end,
+            "text": self.spot.text,
+            "tier": self.tier,
+            "reason": self.reason,
+            "visible": self.visible,
+            "why": self.why,
+            "context": self.context,
+        }
 
 
 @dataclass(slots=True)
@@ -79,8 +93,10 @@ class Trace:
         seen = sum(1 for o in found if o.visible)
         if not live:
             steps = sorted({o.reason for o in gone})
-            return (f"{shown} occurs only in {len(gone)} place(s) consumed before the strategies ran "
-                    f"({', '.join(steps)}): no threshold can bring it back.")
+            return (
+                f"{shown} occurs only in {len(gone)} place(s) consumed before the strategies ran "
+                f"({', '.join(steps)}): no threshold can bring it back."
+            )
         messages = len({o.row for o in found})
         where = f"{len(found)} occurrence(s) in {messages} message(s)"
         if self.error:
@@ -144,7 +160,7 @@ def spots_in(pattern: re.Pattern, content, parsed, kind: str) -> list[tuple[Spot
         else:
             spot = Spot("message", ra, rb, content[ra:rb])
         out.append((spot, ra, rb, _context(content, ra, rb)))
-    out.sort(key=lambda item: (item[1] if item[1] is not None else item[0].start))
+    out.sort(key=lambda item: item[1] if item[1] is not None else item[0].start)
     return out
 
 
@@ -159,8 +175,9 @@ def row_of_message(befores: list[int], index: int) -> int:
     return index + bisect_right(befores, index)
 
 
-def trace(inspection: Inspection, text: str, *, regex: bool = False, ignore_case: bool = False,
-          prompt: Prompt | None = None) -> Trace:
+def trace(
+    inspection: Inspection, text: str, *, regex: bool = False, ignore_case: bool = False, prompt: Prompt | None = None
+) -> Trace:
     """Every occurrence of ``text`` in the chat as loaded, under the thresholds in force."""
     pattern = compile_pattern(text, regex, ignore_case)
     prompt = prompt or inspection.prompt()
@@ -170,7 +187,9 @@ def trace(inspection: Inspection, text: str, *, regex: bool = False, ignore_case
     befores, order = row_numbers(inspection)
     for index, message in enumerate(chat.messages):
         content = message.fields.get("content")
-        if not isinstance(content, str) or not pattern.search(content) and not _decoded_may_hit(pattern, facts, index):
+        if not isinstance(content, str) or (
+            not pattern.search(content) and not _decoded_may_hit(pattern, facts, index)
+        ):
             continue
         p = facts.position.get(index)
         parsed = facts.parsed[p] if p is not None else None
@@ -184,17 +203,49 @@ def trace(inspection: Inspection, text: str, *, regex: bool = False, ignore_case
         for spot, ra, rb, context in hits:
             visible = prompt.error is None and survives(spot, content, visible_content)
             why = _why(dec, values, prompt, spot, content, visible_content, visible)
-            result.occurrences.append(Occurrence(row_of_message(befores, index), index, None,
-                                                 message.fields.get("role"), name, ident, chat.line_of(index),
-                                                 spot, ra, rb, dec.tier, dec.reason, visible, why, context))
+            result.occurrences.append(
+                Occurrence(
+                    row_of_message(befores, index),
+                    index,
+                    None,
+                    message.fields.get("role"),
+                    name,
+                    ident,
+                    chat.line_of(index),
+                    spot,
+                    ra,
+                    rb,
+                    dec.tier,
+                    dec.reason,
+                    visible,
+                    why,
+                    context,
+                )
+            )
     for rank, k in enumerate(order):
         item = chat.consumed[k]
         content = item.message.fields.get("content")
         row = item.before + rank  # consumed items stand before message `before`, after earlier consumed ones
         for spot, ra, rb, context in spots_in(pattern, content, None, ""):
-            result.occurrences.append(Occurrence(row, None, k, item.message.fields.get("role"), None, None,
-                                                 item.message.line, spot, ra, rb, d.CONSUMED, item.step, False,
-                                                 describe_consumed(item.step, item.reason), context))
+            result.occurrences.append(
+                Occurrence(
+                    row,
+                    None,
+                    k,
+                    item.message.fields.get("role"),
+                    None,
+                    None,
+                    item.message.line,
+                    spot,
+                    ra,
+                    rb,
+                    d.CONSUMED,
+                    item.step,
+                    False,
+                    describe_consumed(item.step, item.reason),
+                    context,
+                )
+            )
     result.occurrences.sort(key=lambda o: (o.row, o.raw_start if o.raw_start is not None else o.spot.start))
     return result
 
@@ -220,8 +271,11 @@ def _why(dec: d.Decision, values, prompt: Prompt, spot: Spot, content, visible_c
     if dec.tier != d.TRUNCATED or not isinstance(visible_content, str):
         return rule
     if spot.field == "message":
-        return rule + ("; this text is still in the re-serialised message" if visible
-                       else "; this text is not in the re-serialised message")
+        return rule + (
+            "; this text is still in the re-serialised message"
+            if visible
+            else "; this text is not in the re-serialised message"
+        )
     where = _cut_words(spot, content, visible_content)
     return f"{rule}; {where}"
 

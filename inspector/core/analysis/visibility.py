@@ -34,12 +34,12 @@ def kept_ranges(original: str, shortened: str) -> tuple[int, int] | None:
     prefix = f"{WARNING} ({len(original)}): "
     if not shortened.startswith(prefix):
         return None
-    body = shortened[len(prefix):]
+    body = shortened[len(prefix) :]
     mark = marker(original)
     cut = body.find(mark)
     if cut < 0:
         return None
-    head, tail = body[:cut], body[cut + len(mark):]
+    head, tail = body[:cut], body[cut + len(mark) :]
     if not original.startswith(head) or not original.endswith(tail) or len(head) + len(tail) >= len(original):
         return None
     return len(head), len(original) - len(tail)
@@ -68,6 +68,6 @@ def survives(spot: Spot, original_content, visible_content) -> bool:
         return True
     kept = kept_ranges(original_value, visible_value)
     if kept is None:
-        return original_value[spot.start:spot.end] in visible_value
+        return original_value[spot.start : spot.end] in visible_value
     head_end, tail_start = kept
     return spot.end <= head_end or spot.start >= tail_start

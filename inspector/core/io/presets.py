@@ -41,15 +41,17 @@ def load_presets(path: Path | None = None) -> dict[str, dict]:
         raise PresetsError(f"{path}: not valid JSON ({exc}); left untouched") from None
     presets = data.get("presets") if isinstance(data, dict) else None
     if not isinstance(presets, dict):
-        raise PresetsError(f"{path}: expected an object with a \"presets\" object; left untouched")
+        raise PresetsError(f'{path}: expected an object with a "presets" object; left untouched')
     out: dict[str, dict] = {}
     for name, entry in presets.items():
         values = entry.get("thresholds") if isinstance(entry, dict) else None
         if not isinstance(values, dict) or not all(isinstance(values.get(k), int) for k in KEYS):
             raise PresetsError(f"{path}: preset {name!r} needs the five integer thresholds; left untouched")
         strategies = entry.get("strategies")
-        out[name] = {"thresholds": {k: values[k] for k in KEYS},
-                     "strategies": strategies if isinstance(strategies, str) else None}
+        out[name] = {
+            "thresholds": {k: values[k] for k in KEYS},
+            "strategies": strategies if isinstance(strategies, str) else None,
+        }
     return out
 
 
@@ -59,8 +61,7 @@ def _write(presets: dict[str, dict], path: Path) -> Path:
     return write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def save_preset(name: str, thresholds: dict[str, int], strategies: str | None = None,
-                path: Path | None = None) -> Path:
+def save_preset(name: str, thresholds: dict[str, int], strategies: str | None = None, path: Path | None = None) -> Path:
     """Add or replace one preset; raises PresetsError (and writes nothing) if the file is unusable."""
     name = name.strip()
     if not name:

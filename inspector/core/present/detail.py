@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 
+from inspector.core.present.rows import RowModel, content_text
+from inspector.core.present.sanitize import display_text
+from inspector.core.present.wording import describe, describe_consumed, explain_markers
+from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
-from inspector.core.present.rows import RowModel, content_text
-from inspector.core.ruby.json import RubyJSONError, parse
-from inspector.core.present.sanitize import display_text
 from inspector.core.scout.settings import Thresholds
-from inspector.core.present.wording import describe, describe_consumed, explain_markers
 
 RULE = "─" * 8
 
@@ -53,8 +53,11 @@ def detail_text(rows: RowModel, prompt: Prompt, thresholds: Thresholds, row: int
     index = rows.message_index(row)
     role = rows.role(row)
     name, ident = rows.tool(row)
-    head = [f"#{row}  role {role}" + (f"  tool {name}" if name is not None else "")
-            + (f"  id {ident}" if ident is not None else "")]
+    head = [
+        f"#{row}  role {role}"
+        + (f"  tool {name}" if name is not None else "")
+        + (f"  id {ident}" if ident is not None else "")
+    ]
     message = rows.message(row)
     if message.line is not None:
         head[0] += f"  line {message.line}"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from inspector.core.scout import decision as d
-from inspector.core.scout.tool_facts import chars_of
-from inspector.core.scout.prepare import Prompt
 from inspector.core.inspection import Inspection
+from inspector.core.scout import decision as d
+from inspector.core.scout.prepare import Prompt
+from inspector.core.scout.tool_facts import chars_of
 
 COLUMNS = ("index", "role", "name", "id", "tier", "reason", "original_chars", "visible_chars")
 
@@ -39,11 +39,23 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[dict]:
         position = facts.position.get(index)
         parsed = facts.parsed[position] if position is not None else None
         name, ident = tool_identity(parsed)
-        rows.append({"index": len(rows), "role": message.fields.get("role"), "name": name, "id": ident,
-                     "tier": dec.tier, "reason": dec.reason, "original_chars": dec.original_chars,
-                     "visible_chars": dec.visible_chars, "outputs_counted": dec.outputs_counted,
-                     "tool_chars_before": dec.tool_chars_before, "line": message.line, "message": index,
-                     **({"detail": dec.detail} if dec.detail else {})})
+        rows.append(
+            {
+                "index": len(rows),
+                "role": message.fields.get("role"),
+                "name": name,
+                "id": ident,
+                "tier": dec.tier,
+                "reason": dec.reason,
+                "original_chars": dec.original_chars,
+                "visible_chars": dec.visible_chars,
+                "outputs_counted": dec.outputs_counted,
+                "tool_chars_before": dec.tool_chars_before,
+                "line": message.line,
+                "message": index,
+                **({"detail": dec.detail} if dec.detail else {}),
+            }
+        )
     while pending < len(consumed):
         rows.append(_consumed_row(len(rows), consumed[pending]))
         pending += 1
@@ -53,9 +65,21 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[dict]:
 def _consumed_row(number: int, item) -> dict:
     message = item.message
     size = chars_of(message.fields.get("content"))
-    return {"index": number, "role": message.fields.get("role"), "name": None, "id": None, "tier": d.CONSUMED,
-            "reason": item.step, "original_chars": size, "visible_chars": 0, "outputs_counted": None,
-            "tool_chars_before": None, "line": message.line, "message": None, "detail": item.reason}
+    return {
+        "index": number,
+        "role": message.fields.get("role"),
+        "name": None,
+        "id": None,
+        "tier": d.CONSUMED,
+        "reason": item.step,
+        "original_chars": size,
+        "visible_chars": 0,
+        "outputs_counted": None,
+        "tool_chars_before": None,
+        "line": message.line,
+        "message": None,
+        "detail": item.reason,
+    }
 
 
 def summary(rows: list[dict], prompt: Prompt) -> dict:
@@ -63,10 +87,15 @@ def summary(rows: list[dict], prompt: Prompt) -> dict:
     counts = {tier: 0 for tier in d.TIERS}
     for row in rows:
         counts[row["tier"]] += 1
-    return {"messages": len(rows), "tiers": {t: n for t, n in counts.items() if n or t in (d.FULL, d.TRUNCATED, d.DROPPED)},
-            "chars_before": totals["chars_before"] + sum(r["original_chars"] for r in rows if r["tier"] == d.CONSUMED),
-            "chars_after": totals["chars_after"], "tool_chars_before": totals["tool_chars_before"],
-            "tool_chars_after": totals["tool_chars_after"], "visible_messages": totals["visible_messages"]}
+    return {
+        "messages": len(rows),
+        "tiers": {t: n for t, n in counts.items() if n or t in (d.FULL, d.TRUNCATED, d.DROPPED)},
+        "chars_before": totals["chars_before"] + sum(r["original_chars"] for r in rows if r["tier"] == d.CONSUMED),
+        "chars_after": totals["chars_after"],
+        "tool_chars_before": totals["tool_chars_before"],
+        "tool_chars_after": totals["tool_chars_after"],
+        "visible_messages": totals["visible_messages"],
+    }
 
 
 def _cell(value) -> str:
@@ -83,9 +112,11 @@ def _cell(value) -> str:
 
 def summary_line(info: dict) -> str:
     tiers = ", ".join(f"{n} {t}" for t, n in info["tiers"].items())
-    return (f"{info['messages']} messages ({tiers}); {info['visible_messages']} sent; "
-            f"characters {info['chars_before']:,} -> {info['chars_after']:,}; "
-            f"tool characters {info['tool_chars_before']:,} -> {info['tool_chars_after']:,}")
+    return (
+        f"{info['messages']} messages ({tiers}); {info['visible_messages']} sent; "
+        f"characters {info['chars_before']:,} -> {info['chars_after']:,}; "
+        f"tool characters {info['tool_chars_before']:,} -> {info['tool_chars_after']:,}"
+    )
 
 
 def finding_lines(findings) -> list[str]:
@@ -99,13 +130,26 @@ def render_table(rows: list[dict], info: dict, max_id: int = 24, findings=()) ->
         ident = _cell(r["id"])
         if len(ident) > max_id:
             ident = ident[: max_id - 1] + "…"
-        body.append((str(r["index"]), _cell(r.get("line")), _cell(r["role"])[:24], _cell(r["name"])[:24], ident,
-                     r["tier"], r["reason"], f"{r['original_chars']:,}", f"{r['visible_chars']:,}"))
+        body.append(
+            (
+                str(r["index"]),
+                _cell(r.get("line")),
+                _cell(r["role"])[:24],
+                _cell(r["name"])[:24],
+                ident,
+                r["tier"],
+                r["reason"],
+                f"{r['original_chars']:,}",
+                f"{r['visible_chars']:,}",
+            )
+        )
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
     right = {0, 1, 7, 8}
     lines = []
     for cells in (header, *body):
-        lines.append("  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+        lines.append(
+            "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        )
     if findings:
         lines.append("")
         lines.append("findings:")
@@ -119,11 +163,15 @@ def render_markdown(rows: list[dict], info: dict, findings=()) -> str:
     def md(value) -> str:
         return _cell(value).replace("|", "\\|")
 
-    lines = ["| # | line | role | tool | id | tier | reason | chars | visible |",
-             "|---:|---:|---|---|---|---|---|---:|---:|"]
+    lines = [
+        "| # | line | role | tool | id | tier | reason | chars | visible |",
+        "|---:|---:|---|---|---|---|---|---:|---:|",
+    ]
     for r in rows:
-        lines.append(f"| {r['index']} | {md(r.get('line'))} | {md(r['role'])} | {md(r['name'])} | {md(r['id'])} | {r['tier']} | "
-                     f"{r['reason']} | {r['original_chars']} | {r['visible_chars']} |")
+        lines.append(
+            f"| {r['index']} | {md(r.get('line'))} | {md(r['role'])} | {md(r['name'])} | {md(r['id'])} | {r['tier']} | "
+            f"{r['reason']} | {r['original_chars']} | {r['visible_chars']} |"
+        )
     if findings:
         lines.append("")
         lines.append("**Findings:**")

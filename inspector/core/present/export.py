@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from inspector.core.errors import UsageError
-from inspector.core.scout.prepare import Prompt
-from inspector.core.io.printers import PRINTERS
 from inspector.core.inspection import Inspection
+from inspector.core.io.printers import PRINTERS
+from inspector.core.scout.prepare import Prompt
 
 EXPLAIN_FORMATS = ("table", "json", "markdown")
 

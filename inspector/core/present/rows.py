@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 
-from inspector.core.scout import decision as d
-from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, chars_of
 from inspector.core.model import Chat, Consumed, Message
-from inspector.core.scout.prepare import Prompt
 from inspector.core.present.explain_report import tool_identity
-from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.present.sanitize import one_line
+from inspector.core.ruby.json import RubyJSONError, parse
+from inspector.core.scout import decision as d
+from inspector.core.scout.prepare import Prompt
+from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, chars_of
 
 ROLE_LABELS = {"function_call": "call", "function_call_output": "output"}
 PREVIEW_LIMIT = 400  # characters looked at per preview: a row never costs more than this
@@ -123,8 +123,11 @@ class RowModel:
         if text is None:
             text = content_text(content)[:PREVIEW_LIMIT] if content is not None else "(no content)"
         name, _ = self.tool(row)
-        value = (one_line(self.role_label(row), 40), one_line(str(name), 60) if name is not None else "",
-                 one_line(text, PREVIEW_LIMIT))
+        value = (
+            one_line(self.role_label(row), 40),
+            one_line(str(name), 60) if name is not None else "",
+            one_line(text, PREVIEW_LIMIT),
+        )
         if len(self._left) > 50_000:
             self._left.clear()  # bounded: only what was looked at recently matters
         self._left[row] = value
@@ -181,10 +184,17 @@ def summary_totals(rows: RowModel, prompt: Prompt) -> dict:
     counts = dict(prompt.tier_counts())
     counts[d.CONSUMED] = len(rows.chat.consumed)
     chars_before = totals["chars_before"] + rows.consumed_chars()
-    return {"rows": len(rows), "visible": totals["visible_messages"], "tiers": counts,
-            "tool_chars_before": totals["tool_chars_before"], "tool_chars_after": totals["tool_chars_after"],
-            "chars_before": chars_before, "chars_after": totals["chars_after"],
-            "tokens_before": estimate_tokens(chars_before), "tokens_after": estimate_tokens(totals["chars_after"])}
+    return {
+        "rows": len(rows),
+        "visible": totals["visible_messages"],
+        "tiers": counts,
+        "tool_chars_before": totals["tool_chars_before"],
+        "tool_chars_after": totals["tool_chars_after"],
+        "chars_before": chars_before,
+        "chars_after": totals["chars_after"],
+        "tokens_before": estimate_tokens(chars_before),
+        "tokens_after": estimate_tokens(totals["chars_after"]),
+    }
 
 
 def estimate_tokens(chars: int) -> int:
@@ -204,5 +214,8 @@ def filter_rows(rows: RowModel, prompt: Prompt, tier: str | None, role: str | No
     """Rows shown under a tier and role filter, in order; None when nothing is filtered."""
     if tier is None and role is None:
         return None
-    return [row for row in range(len(rows))
-            if (role is None or rows.role(row) == role) and (tier is None or row_matches_tier(rows, prompt, row, tier))]
+    return [
+        row
+        for row in range(len(rows))
+        if (role is None or rows.role(row) == role) and (tier is None or row_matches_tier(rows, prompt, row, tier))
+    ]

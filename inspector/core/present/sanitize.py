@@ -30,8 +30,10 @@ def _picture(char: str) -> str:
     return "\ufffd"  # C1 controls and bidi overrides: no picture exists, show a replacement
 
 
-_PICTURES = {chr(c): _picture(chr(c)) for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F),
-                                               *range(0x2066, 0x206A), 0x2028, 0x2029]}
+_PICTURES = {
+    chr(c): _picture(chr(c))
+    for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029]
+}
 
 
 def _sub(match: re.Match[str]) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from inspector.core.scout import decision as d
-from inspector.core.scout.shorten import DEFAULT_SHORT_STRING_LENGTH, WARNING, marker
 from inspector.core.scout.settings import Thresholds
+from inspector.core.scout.shorten import DEFAULT_SHORT_STRING_LENGTH, WARNING, marker
 
 MARKER = re.compile(r"<\.\.\.(\d+) - ([0-9a-f]{5})\.\.\.>")
 
@@ -44,15 +44,21 @@ def describe(dec: d.Decision, t: Thresholds) -> str:
         if reason == d.RECENT:
             return f"full: {where}, within {full_key}={full} (the recent band is always kept whole)"
         if reason == d.BUDGET:
-            return (f"full: {where}, beyond {full_key}={full}, but {chars} < max_tool_chars {budget:,} "
-                    "(under the character budget)")
+            return (
+                f"full: {where}, beyond {full_key}={full}, but {chars} < max_tool_chars {budget:,} "
+                "(under the character budget)"
+            )
         if reason == d.NOTHING:
-            return (f"full: {where}, beyond {full_key}={full}, {chars} >= max_tool_chars {budget:,}, "
-                    "but nothing in it is longer than 200 characters, so shortening leaves it unchanged")
+            return (
+                f"full: {where}, beyond {full_key}={full}, {chars} >= max_tool_chars {budget:,}, "
+                "but nothing in it is longer than 200 characters, so shortening leaves it unchanged"
+            )
         if reason == d.MIDDLE:
-            return (f"truncated: {where}, beyond {full_key}={full}, {chars} >= max_tool_chars {budget:,} "
-                    f"(within {max_key}={most}, so shortened rather than dropped)")
-        return (f"dropped: {where}, beyond {max_key}={most}, {chars} >= max_tool_chars {budget:,}")
+            return (
+                f"truncated: {where}, beyond {full_key}={full}, {chars} >= max_tool_chars {budget:,} "
+                f"(within {max_key}={most}, so shortened rather than dropped)"
+            )
+        return f"dropped: {where}, beyond {max_key}={most}, {chars} >= max_tool_chars {budget:,}"
     if reason == d.NOT_TOOL:
         return "full: not a tool message; shorten_tools never changes it"
     if reason == d.NO_CONTENT:
@@ -82,9 +88,11 @@ def explain_markers(text: str) -> list[str]:
         seen.add(match.group())
         length = int(match.group(1))
         half = (DEFAULT_SHORT_STRING_LENGTH - len(marker("x" * length))) // 2
-        notes.append(f"{match.group()} replaces the middle of a string of {length:,} characters; "
-                     f"{match.group(2)} is the start of its MD5 digest. Kept: the first {half - 1} and the last "
-                     f"{half} characters, with '{WARNING} ({length}): ' put in front.")
+        notes.append(
+            f"{match.group()} replaces the middle of a string of {length:,} characters; "
+            f"{match.group(2)} is the start of its MD5 digest. Kept: the first {half - 1} and the last "
+            f"{half} characters, with '{WARNING} ({length}): ' put in front."
+        )
         if len(notes) >= 5:
             break
     return notes

@@ -10,11 +10,21 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 
-from inspector.core.ruby.unprintable import ENDS, STARTS
 from inspector.core.ruby.json import ruby_float
+from inspector.core.ruby.unprintable import ENDS, STARTS
 
-_SIMPLE = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f", "\v": "\\v", "\b": "\\b", "\a": "\\a",
-           "\x1b": "\\e", '"': '\\"', "\\": "\\\\"}
+_SIMPLE = {
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\f": "\\f",
+    "\v": "\\v",
+    "\b": "\\b",
+    "\a": "\\a",
+    "\x1b": "\\e",
+    '"': '\\"',
+    "\\": "\\\\",
+}
 
 
 def _printable(code: int) -> bool:

@@ -46,7 +46,7 @@ def has_wide_float(value) -> bool:
     """
     kind = type(value)
     if kind is float:
-        return abs(value) >= 2.0 ** 63
+        return abs(value) >= 2.0**63
     if kind is dict:
         return any(has_wide_float(v) for v in value.values() if type(v) is not str)
     if kind is list:
@@ -75,8 +75,9 @@ def parse(text: str, exact_integers: bool = True):
         except orjson.JSONDecodeError as exc:
             # orjson refuses numbers beyond a double (1e400); Ruby reads them as Infinity
             if "/*" not in text and "//" not in text and not has_long_digits(text) and "infinity" not in exc.msg:
-                raise RubyJSONError("JSON::ParserError", f"{exc.msg} at line {exc.lineno} column {exc.colno}",
-                                    exc.pos) from None
+                raise RubyJSONError(
+                    "JSON::ParserError", f"{exc.msg} at line {exc.lineno} column {exc.colno}", exc.pos
+                ) from None
     return _parse_stdlib(text)
 
 
@@ -124,7 +125,7 @@ def _plain(value) -> bool:
     if kind is str or value is None or kind is bool:
         return True
     if kind is int:
-        return -(2 ** 63) <= value < 2 ** 64
+        return -(2**63) <= value < 2**64
     if kind is dict:
         return all(type(k) is str and _plain(v) for k, v in value.items())
     if kind is list:

@@ -20,8 +20,10 @@ def fixutf8(data: bytes) -> tuple[str, int | None]:
 def repair_note(data: bytes, bad: int) -> str:
     deleted = len(data) - len(data.translate(None, _HIGH))
     line = bad_line(data, bad)
-    return (f"invalid UTF-8 (first bad byte on line {line}): scout-ai deletes every byte "
-            f">= 0x80, so {deleted:,} byte{'s' if deleted != 1 else ''} of non-ASCII text are gone from what the model sees")
+    return (
+        f"invalid UTF-8 (first bad byte on line {line}): scout-ai deletes every byte "
+        f">= 0x80, so {deleted:,} byte{'s' if deleted != 1 else ''} of non-ASCII text are gone from what the model sees"
+    )
 
 
 def bad_line(data: bytes, bad: int) -> int:

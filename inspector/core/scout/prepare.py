@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
-from inspector.core.scout import decision as d
 from inspector.core.errors import ScoutError
-from inspector.core.scout.tool_facts import ToolFacts, chars_of
 from inspector.core.model import Message
+from inspector.core.scout import decision as d
 from inspector.core.scout.strategies import lookup, parse_spec
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.strategies.shorten_tools_epoch import NAME as EPOCH
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
 from inspector.core.scout.strategies.shorten_tools_epoch import run as run_epoch
+from inspector.core.scout.tool_facts import ToolFacts, chars_of
 
 
 class Prompt:
     """What the model is sent, with one decision per original message."""
 
-    def __init__(self, messages: list[Message], strategies: list[str] | Callable, plan: ShortenToolsPlan | None,
-                 prepared: list[Message] | None, origins: list[int] | None, decisions: list[d.Decision] | None,
-                 error: ScoutError | None):
+    def __init__(
+        self,
+        messages: list[Message],
+        strategies: list[str] | Callable,
+        plan: ShortenToolsPlan | None,
+        prepared: list[Message] | None,
+        origins: list[int] | None,
+        decisions: list[d.Decision] | None,
+        error: ScoutError | None,
+    ):
         self.original = messages
         self.strategies = strategies
         self.plan = plan  # set when the list is just [shorten_tools]: decisions come lazily from it
@@ -95,17 +102,28 @@ class Prompt:
             visible = len(prepared)
         if self.error is not None:
             visible, chars_after, tool_after = 0, 0, 0
-        return {"messages": len(self.original), "visible_messages": visible, "chars_before": chars_before,
-                "chars_after": chars_after, "tool_chars_before": tool_before, "tool_chars_after": tool_after,
-                **{f"{tier}": n for tier, n in counts.items()}}
+        return {
+            "messages": len(self.original),
+            "visible_messages": visible,
+            "chars_before": chars_before,
+            "chars_after": chars_after,
+            "tool_chars_before": tool_before,
+            "tool_chars_after": tool_after,
+            **{f"{tier}": n for tier, n in counts.items()},
+        }
 
 
 def _is_tool(message: Message) -> bool:
     return message.fields.get("role") in ("function_call", "function_call_output")
 
 
-def prepare_prompt(messages: list[Message], strategies=None, thresholds: tuple[int, int, int, int, int] | None = None,
-                   facts: ToolFacts | None = None, epoch: EpochSettings | None = None) -> Prompt:
+def prepare_prompt(
+    messages: list[Message],
+    strategies=None,
+    thresholds: tuple[int, int, int, int, int] | None = None,
+    facts: ToolFacts | None = None,
+    epoch: EpochSettings | None = None,
+) -> Prompt:
     """Apply the strategies as scout-ai does. ``thresholds`` is the five values in KEYS order.
 
     ``epoch`` is shorten_tools_epoch's four settings; None reads them (config files, environment,
@@ -127,8 +145,10 @@ def prepare_prompt(messages: list[Message], strategies=None, thresholds: tuple[i
 
 def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt:
     originals = [chars_of(m.fields.get("content")) for m in messages]
-    decisions = [d.Decision(i, d.FULL, d.NO_STRATEGY if _is_tool(m) else d.NOT_TOOL, None, None, n, n,
-                            _kind(m)) for i, (m, n) in enumerate(zip(messages, originals))]
+    decisions = [
+        d.Decision(i, d.FULL, d.NO_STRATEGY if _is_tool(m) else d.NOT_TOOL, None, None, n, n, _kind(m))
+        for i, (m, n) in enumerate(zip(messages, originals))
+    ]
     current = list(messages)
     origin = list(range(len(messages)))
     error = None
@@ -136,8 +156,11 @@ def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt
         if stage == "none":
             continue
         if stage == "shorten_tools":
-            stage_facts = facts if facts is not None and facts.messages is messages and current == messages \
+            stage_facts = (
+                facts
+                if facts is not None and facts.messages is messages and current == messages
                 else ToolFacts(current)
+            )
             plan = ShortenToolsPlan(stage_facts, thresholds)
             for j in range(len(current)):
                 dec = plan.decision(j)
@@ -180,8 +203,9 @@ def _run_epoch(current, origin, decisions, originals, settings):
         # a later stage keeping a message whole does not hide what an earlier stage did to it
         if outcome.tier != d.FULL or earlier.reason in (d.NO_STRATEGY, d.NOT_TOOL):
             visible = 0 if outcome.tier == d.DROPPED else earlier.visible_chars  # _settle updates the rest
-            decisions[source] = d.Decision(source, outcome.tier, outcome.reason, outcome.counted, None,
-                                           originals[source], visible, earlier.kind)
+            decisions[source] = d.Decision(
+                source, outcome.tier, outcome.reason, outcome.counted, None, originals[source], visible, earlier.kind
+            )
     if result.error is not None:
         e = result.error
         message = current[e.position]
@@ -217,8 +241,12 @@ def _run_custom(fn, current, origin, decisions, originals):
         j = by_id.get(id(item))
         if j is None:
             j = next((k for k in range(cursor, len(given)) if given[k] == item), None)
-        if j is None and cursor < len(given) and given[cursor].get("role") == item.get("role") \
-                and id(given[cursor]) not in returned:
+        if (
+            j is None
+            and cursor < len(given)
+            and given[cursor].get("role") == item.get("role")
+            and id(given[cursor]) not in returned
+        ):
             j = cursor  # a rewritten copy of the next message (as shorten_tools' msg.dup does)
         if j is None:
             new_current.append(Message(dict(item)))
@@ -229,10 +257,11 @@ def _run_custom(fn, current, origin, decisions, originals):
         new_current.append(Message(dict(item), base.line, base.end_line, base.source))
         new_origin.append(origin[j])
     kept = set(new_origin)
-    for j, source in enumerate(origin):
+    for source in origin:
         if source >= 0 and source not in kept:
-            decisions[source] = d.Decision(source, d.DROPPED, d.CUSTOM, None, None, originals[source], 0,
-                                           decisions[source].kind)
+            decisions[source] = d.Decision(
+                source, d.DROPPED, d.CUSTOM, None, None, originals[source], 0, decisions[source].kind
+            )
     return new_current, new_origin
 
 

@@ -20,7 +20,14 @@ from pathlib import Path
 
 from inspector.core.errors import InputError
 from inspector.core.model import Chat, Consumed, Finding, Message
-from inspector.core.scout.files import MAX_IMPORT_DEPTH, directory_files, file_message, find_file, is_remote, read_chat_file
+from inspector.core.scout.files import (
+    MAX_IMPORT_DEPTH,
+    directory_files,
+    file_message,
+    find_file,
+    is_remote,
+    read_chat_file,
+)
 from inspector.core.scout.settings import KEYS, TOKENS
 
 OPTION_ROLES = ("endpoint", "model", "backend", "agent")  # sticky
@@ -83,16 +90,19 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
         where = item.message.source or work.chat_path
         found = find_file(name, path)
         if found is None and is_remote(name):
-            raise InputError(f"{role}: {name!r} is a URL: scout-ai fetches it, the inspector does not",
-                             where, item.message.line)
+            raise InputError(
+                f"{role}: {name!r} is a URL: scout-ai fetches it, the inspector does not", where, item.message.line
+            )
         if found is None:
-            raise InputError(f"{role}: {name!r} not found (scout-ai raises 'Import not found: {name}')",
-                             where, item.message.line)
+            raise InputError(
+                f"{role}: {name!r} not found (scout-ai raises 'Import not found: {name}')", where, item.message.line
+            )
         resolved = str(Path(found).resolve())
         if resolved in work.chain or len(work.chain) >= MAX_IMPORT_DEPTH:
             what = "imports itself" if resolved in work.chain else f"nests imports deeper than {MAX_IMPORT_DEPTH}"
-            raise InputError(f"{role}: {name!r} {what} (scout-ai recurses until its stack overflows)",
-                             where, item.message.line)
+            raise InputError(
+                f"{role}: {name!r} {what} (scout-ai recurses until its stack overflows)", where, item.message.line
+            )
         text, note = read_chat_file(found)
         if note:
             work.findings.append(Finding("encoding", f"{found}: {note}", item.message.line))
@@ -102,16 +112,23 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
             work.findings.append(Finding(finding.kind, at + finding.message, item.message.line, finding.swallowed))
         new = [Item(item.key + (j,), _sourced(m, found)) for j, m in enumerate(parsed.messages)]
         if role == "continue":
-            chosen = [m for m in new if m.message.fields.get("content") is not None and _text(m.message).strip(" \t\n\v\f\r\0")]
+            chosen = [
+                m
+                for m in new
+                if m.message.fields.get("content") is not None and _text(m.message).strip(" \t\n\v\f\r\0")
+            ]
             new = chosen[-1:]
         elif role == "last":
-            chosen = [m for m in new if m.message.fields.get("role") != "previous_response_id" and _text(m.message) != ""]
+            chosen = [
+                m for m in new if m.message.fields.get("role") != "previous_response_id" and _text(m.message) != ""
+            ]
             new = chosen[-1:]
         else:
             new = [m for m in new if m.message.fields.get("role") != "previous_response_id"]
         if role != "import" and not new:
-            raise InputError(f"{role}: {name!r} has no message to take (scout-ai fails on nil)", where,
-                             item.message.line)
+            raise InputError(
+                f"{role}: {name!r} has no message to take (scout-ai fails on nil)", where, item.message.line
+            )
         synthetic = item.key + (0,) if role == "import" and parsed.synthetic_first else None
         sub = _Work(work.chat_path, chain=work.chain + (resolved,), synthetic_key=synthetic)
         compiled = compile_chat(new, sub, found)
@@ -119,9 +136,11 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
         work.findings.extend(sub.findings)
         for key, (value, _) in sub.config.items():
             work.config[key] = (value, item.message.line)
-        what = {"import": f"replaced by the {len(compiled)} messages of {found}",
-                "continue": f"replaced by the last non-empty message of {found}",
-                "last": f"replaced by the last message of {found}"}[role]
+        what = {
+            "import": f"replaced by the {len(compiled)} messages of {found}",
+            "continue": f"replaced by the last non-empty message of {found}",
+            "last": f"replaced by the last message of {found}",
+        }[role]
         work.consume(item, role, what)
         out.extend(compiled)
     return out
@@ -141,8 +160,10 @@ def _clear(items: list[Item], work: _Work) -> list[Item]:
             if item is items[last]:
                 work.consume(item, "clear", f"the `clear` message ({_line(mark)}) itself")
             else:
-                work.consume(item, "clear", f"before the `clear` at {_line(mark)}: scout-ai removes everything up to it")
-        items = items[last + 1:]
+                work.consume(
+                    item, "clear", f"before the `clear` at {_line(mark)}: scout-ai removes everything up to it"
+                )
+        items = items[last + 1 :]
     kept: list[Item] = []
     clearing: Item | None = None  # the nearest later clear_tools, when it clears
     named: list[tuple[str, Item]] = []
@@ -152,23 +173,34 @@ def _clear(items: list[Item], work: _Work) -> list[Item]:
             # `content.to_s != 'false'`: the nearest later clear_tools decides, so a `clear_tools: false`
             # protects the tool messages before it even when an earlier-read one said true
             clearing = item if _text(item.message) != "false" else None
-            work.consume(item, "clear_tools", "the `clear_tools` message itself" if clearing else
-                         "the `clear_tools: false` message itself; it keeps the tool messages before it")
+            work.consume(
+                item,
+                "clear_tools",
+                "the `clear_tools` message itself"
+                if clearing
+                else "the `clear_tools: false` message itself; it keeps the tool messages before it",
+            )
         elif role in ("function_call", "function_call_output"):
             if clearing is None:
                 kept.append(item)
             else:
-                work.consume(item, "clear_tools",
-                             f"a tool message before the `clear_tools` at {_line(clearing.message)}")
+                work.consume(
+                    item, "clear_tools", f"a tool message before the `clear_tools` at {_line(clearing.message)}"
+                )
         elif role in ("clear_role", "clean_role"):
             # the whole stripped text is one role name (`clean(new, role)` compares it as is)
             name = _text(item.message).strip(" \t\n\v\f\r\0")
             named.append((name, item))
             work.consume(item, role, f"the `{role}` message itself")
             if any(c in name for c in ", \t"):
-                work.findings.append(Finding(role, f"`{role}: {name}` at {_line(item.message)}: scout-ai takes the "
-                                             "whole text as one role name, so it names no role of the chat",
-                                             item.message.line))
+                work.findings.append(
+                    Finding(
+                        role,
+                        f"`{role}: {name}` at {_line(item.message)}: scout-ai takes the "
+                        "whole text as one role name, so it names no role of the chat",
+                        item.message.line,
+                    )
+                )
         else:
             kept.append(item)
     kept.reverse()
@@ -208,15 +240,26 @@ def _config(items: list[Item], work: _Work) -> list[Item]:
         reason = f"Scout::Config.set({key}={value}" + (f", tokens {' '.join(parts[2:])})" if parts[2:] else ")")
         if key in KEYS:
             if value is None:
-                work.findings.append(Finding("config", f"`config: {key}` at {_line(item.message)} has no value; "
-                                             "scout-ai sets it to nil", item.message.line))
+                work.findings.append(
+                    Finding(
+                        "config",
+                        f"`config: {key}` at {_line(item.message)} has no value; scout-ai sets it to nil",
+                        item.message.line,
+                    )
+                )
             elif tokens & set(TOKENS):
                 work.config[key] = (value, item.message.line)
                 reason += f": sets the prompt threshold {key}"
             else:
-                work.findings.append(Finding("config", f"`config: {key} {value}` at {_line(item.message)} has no "
-                                             "'prompt' or 'context' token, so scout-ai's threshold lookup does not "
-                                             "see it", item.message.line))
+                work.findings.append(
+                    Finding(
+                        "config",
+                        f"`config: {key} {value}` at {_line(item.message)} has no "
+                        "'prompt' or 'context' token, so scout-ai's threshold lookup does not "
+                        "see it",
+                        item.message.line,
+                    )
+                )
         work.consume(item, "config", reason)
     return out
 
@@ -225,10 +268,16 @@ def _workflows(items: list[Item], work: _Work) -> None:
     for item in items:
         role = item.message.fields.get("role")
         if role in WORKFLOW_ROLES:
-            work.findings.append(Finding("workflow", f"`{role}` at {_line(item.message)}: scout-ai runs a workflow "
-                                         "job here and puts its result in the chat (a job becomes a function_call "
-                                         "and its output); the inspector does not run workflows, so the message is "
-                                         "left as stored", item.message.line))
+            work.findings.append(
+                Finding(
+                    "workflow",
+                    f"`{role}` at {_line(item.message)}: scout-ai runs a workflow "
+                    "job here and puts its result in the chat (a job becomes a function_call "
+                    "and its output); the inspector does not run workflows, so the message is "
+                    "left as stored",
+                    item.message.line,
+                )
+            )
 
 
 def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
@@ -244,15 +293,29 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
         name = _text(item.message).strip(" \t\n\v\f\r\0")
         found = find_file(name, path)
         if found is None and is_remote(name):
-            work.findings.append(Finding("file", f"`{role}: {name}` at {_line(item.message)} is a URL: scout-ai "
-                                         "fetches it, the inspector does not, so it is left as stored",
-                                         item.message.line))
+            work.findings.append(
+                Finding(
+                    "file",
+                    f"`{role}: {name}` at {_line(item.message)} is a URL: scout-ai "
+                    "fetches it, the inspector does not, so it is left as stored",
+                    item.message.line,
+                )
+            )
             out.append(item)
             continue
-        if found is None or (role == "file" and not Path(found).is_file()) or (role == "directory" and not Path(found).is_dir()):
-            work.findings.append(Finding("file", f"`{role}: {name}` at {_line(item.message)}: not found or not "
-                                         f"readable here, so it is left as stored (scout-ai raises 'File not found')",
-                                         item.message.line))
+        if (
+            found is None
+            or (role == "file" and not Path(found).is_file())
+            or (role == "directory" and not Path(found).is_dir())
+        ):
+            work.findings.append(
+                Finding(
+                    "file",
+                    f"`{role}: {name}` at {_line(item.message)}: not found or not "
+                    f"readable here, so it is left as stored (scout-ai raises 'File not found')",
+                    item.message.line,
+                )
+            )
             out.append(item)
             continue
         if role in ("pdf", "image"):
@@ -260,8 +323,10 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
             if found != _text(item.message):
                 work.consume(item, role, f"its path resolved to {found}")
                 message = item.message
-                item = Item(item.key, Message({**message.fields, "content": found}, message.line, message.end_line,
-                                              message.source))
+                item = Item(
+                    item.key,
+                    Message({**message.fields, "content": found}, message.line, message.end_line, message.source),
+                )
             out.append(item)
             continue
         try:
@@ -273,8 +338,13 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
                 base = found if found.startswith(("/", "./")) else re.sub("/+", "/", f"{os.getcwd()}/{found}")
                 made = [file_message(f, f, item.message) for f in directory_files(base)]
         except OSError as exc:
-            work.findings.append(Finding("file", f"`{role}: {name}` at {_line(item.message)}: cannot read "
-                                         f"({exc.strerror or exc}); left as stored", item.message.line))
+            work.findings.append(
+                Finding(
+                    "file",
+                    f"`{role}: {name}` at {_line(item.message)}: cannot read ({exc.strerror or exc}); left as stored",
+                    item.message.line,
+                )
+            )
             out.append(item)
             continue
         what = "a <file> user message" if role == "file" else f"{len(made)} <file> user messages"
@@ -309,11 +379,14 @@ def _options(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
             key, _, value = _text(item.message).partition(" ")
             (plain if role == "option" else sticky)[key] = (value, item)
             kind = "option" if role == "option" else "sticky option"
-            work.consume(item, "option", f"{kind} {key}={_show(value)}"
-                         + (" (until the next assistant message)" if role == "option" else ""))
+            work.consume(
+                item,
+                "option",
+                f"{kind} {key}={_show(value)}" + (" (until the next assistant message)" if role == "option" else ""),
+            )
             continue
         elif role == "assistant":
-            for key, (value, source) in plain.items():
+            for key, (_value, source) in plain.items():
                 _note_reset(work, key, source, item)
             plain.clear()
         out.append(item)
@@ -332,17 +405,27 @@ def _options(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
         chat.strategies_line = source.message.line
     if "endpoint" in merged:
         value, source = merged["endpoint"]
-        work.findings.append(Finding("endpoint", f"`endpoint: {_show(value)}` at {_line(source.message)}: scout-ai also "
-                                     f"reads ~/.scout/etc/AI/{_show(value)}.yaml, whose backend or prompt_strategies "
-                                     "keys would change what is sent; the inspector does not read it",
-                                     source.message.line))
+        work.findings.append(
+            Finding(
+                "endpoint",
+                f"`endpoint: {_show(value)}` at {_line(source.message)}: scout-ai also "
+                f"reads ~/.scout/etc/AI/{_show(value)}.yaml, whose backend or prompt_strategies "
+                "keys would change what is sent; the inspector does not read it",
+                source.message.line,
+            )
+        )
     # LLM.ask: `agent_name = nil if %(none false nil).include?(agent_name.to_s)`; %() is one String, so
     # any substring of it (an empty value, `no`, `one`...) means no agent
     if "agent" in merged and _show(merged["agent"][0]) not in "none false nil":
         value, source = merged["agent"]
-        work.findings.append(Finding("agent", f"`agent: {_show(value)}` at {_line(source.message)}: scout-ai hands "
-                                     "the chat to that agent, whose start_chat (not in this file) goes first",
-                                     source.message.line))
+        work.findings.append(
+            Finding(
+                "agent",
+                f"`agent: {_show(value)}` at {_line(source.message)}: scout-ai hands "
+                "the chat to that agent, whose start_chat (not in this file) goes first",
+                source.message.line,
+            )
+        )
     return out
 
 
@@ -357,10 +440,15 @@ def _note(work: _Work, source: Item, text: str) -> None:
 def _note_reset(work: _Work, key: str, source: Item, assistant: Item) -> None:
     _note(work, source, f"reset by the assistant message at {_line(assistant.message)}, so it has no effect")
     if key == "prompt_strategies":
-        work.findings.append(Finding("option", f"`option: prompt_strategies` at {_line(source.message)} is reset by "
-                                     f"the assistant message at {_line(assistant.message)}: scout-ai uses the default "
-                                     "strategies (use sticky_option, or put it after the last assistant message)",
-                                     source.message.line))
+        work.findings.append(
+            Finding(
+                "option",
+                f"`option: prompt_strategies` at {_line(source.message)} is reset by "
+                f"the assistant message at {_line(assistant.message)}: scout-ai uses the default "
+                "strategies (use sticky_option, or put it after the last assistant message)",
+                source.message.line,
+            )
+        )
 
 
 def _show(value) -> str:
@@ -386,19 +474,27 @@ def _previous_response(items: list[Item], work: _Work, chat: Chat) -> list[Item]
             return items
         last = items[ids[-1]].message
         for item in items[: ids[-1] + 1]:
-            work.consume(item, "previous_response_id",
-                         f"before the last previous_response_id ({_line(last)}): with backend responses scout-ai "
-                         "sends only what follows it and the server keeps the rest")
-        return items[ids[-1] + 1:]
+            work.consume(
+                item,
+                "previous_response_id",
+                f"before the last previous_response_id ({_line(last)}): with backend responses scout-ai "
+                "sends only what follows it and the server keeps the rest",
+            )
+        return items[ids[-1] + 1 :]
     chat.options.pop("previous_response_id", None)  # `options.delete :previous_response_id`
     for i in ids:
         work.consume(items[i], "previous_response_id", "removed: the backend is not explicitly `responses`")
     if ids:
         last = items[ids[-1]].message
-        work.findings.append(Finding("previous_response_id", f"the chat stores previous_response_id lines (last at "
-                                     f"{_line(last)}); `scout-ai agent ask -c` would send only the messages after it, "
-                                     "forgetting everything before (`llm ask -c` keeps the whole history)",
-                                     last.line))
+        work.findings.append(
+            Finding(
+                "previous_response_id",
+                f"the chat stores previous_response_id lines (last at "
+                f"{_line(last)}); `scout-ai agent ask -c` would send only the messages after it, "
+                "forgetting everything before (`llm ask -c` keeps the whole history)",
+                last.line,
+            )
+        )
     gone = set(ids)
     return [it for i, it in enumerate(items) if i not in gone]
 
@@ -406,8 +502,11 @@ def _previous_response(items: list[Item], work: _Work, chat: Chat) -> list[Item]
 # -- entry point --------------------------------------------------------------------------------
 def preprocess(chat: Chat, synthetic_first: bool = False) -> None:
     """Replace ``chat.messages`` by what reaches prepare_prompt; fill consumed, findings, config, options."""
-    work = _Work(chat.path, chain=(str(Path(chat.path).resolve()),) if chat.path else (),
-                 synthetic_key=(0,) if synthetic_first else None)
+    work = _Work(
+        chat.path,
+        chain=(str(Path(chat.path).resolve()),) if chat.path else (),
+        synthetic_key=(0,) if synthetic_first else None,
+    )
     items = [Item((i,), m) for i, m in enumerate(chat.messages)]
     items = compile_chat(items, work, chat.path)
     items = _options(items, work, chat)

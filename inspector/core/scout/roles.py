@@ -6,12 +6,50 @@ from inspector.core.model import Finding, Message
 
 CONVERSATION = ("user", "system", "assistant", "function_call", "function_call_output")
 # present when prepare_prompt runs, handled by the backend afterwards (reference §2.2)
-BACKEND = ("tool", "mcp", "kb", "association", "clear_associations", "introduce", "websearch", "image", "pdf",
-           "skip", "cmd", "previous_response_id")
-DIRECTIVES = ("import", "continue", "last", "clear", "clear_tools", "clear_role", "clean_role", "config", "task",
-              "inline_task", "exec_task", "job", "inline_job", "file", "directory", "step", "allow_path",
-              "allow_read_path", "endpoint", "model", "backend", "agent", "persist", "format", "option",
-              "sticky_option", "meta", "socialize")
+BACKEND = (
+    "tool",
+    "mcp",
+    "kb",
+    "association",
+    "clear_associations",
+    "introduce",
+    "websearch",
+    "image",
+    "pdf",
+    "skip",
+    "cmd",
+    "previous_response_id",
+)
+DIRECTIVES = (
+    "import",
+    "continue",
+    "last",
+    "clear",
+    "clear_tools",
+    "clear_role",
+    "clean_role",
+    "config",
+    "task",
+    "inline_task",
+    "exec_task",
+    "job",
+    "inline_job",
+    "file",
+    "directory",
+    "step",
+    "allow_path",
+    "allow_read_path",
+    "endpoint",
+    "model",
+    "backend",
+    "agent",
+    "persist",
+    "format",
+    "option",
+    "sticky_option",
+    "meta",
+    "socialize",
+)
 KNOWN = frozenset(CONVERSATION + BACKEND + DIRECTIVES)
 
 
@@ -20,7 +58,7 @@ def unknown_role_findings(messages: list[Message], text_format: bool) -> list[Fi
     if roles <= KNOWN:
         return []  # the common case, without the per-message walk below
     seen: dict[str, list[int | None]] = {}
-    for index, message in enumerate(messages):
+    for _index, message in enumerate(messages):
         role = message.fields.get("role")
         if isinstance(role, str) and role not in KNOWN:
             seen.setdefault(role, []).append(message.line if message.line is not None else None)
@@ -29,8 +67,19 @@ def unknown_role_findings(messages: list[Message], text_format: bool) -> list[Fi
         count = f"{len(lines)} message{'s' if len(lines) != 1 else ''}"
         first = next((line for line in lines if line is not None), None)
         where = f", first at line {first}" if first is not None else ""
-        hint = (f" (any `{role}:` at the start of a line begins a new message; indent it or write `\\{role}:` "
-                "to keep it as text)") if text_format else ""
-        findings.append(Finding("unknown_role", f"role `{role}` ({count}{where}) is not a scout-ai role: "
-                                f"it is sent to the model as is{hint}", first))
+        hint = (
+            (
+                f" (any `{role}:` at the start of a line begins a new message; indent it or write `\\{role}:` "
+                "to keep it as text)"
+            )
+            if text_format
+            else ""
+        )
+        findings.append(
+            Finding(
+                "unknown_role",
+                f"role `{role}` ({count}{where}) is not a scout-ai role: it is sent to the model as is{hint}",
+                first,
+            )
+        )
     return findings

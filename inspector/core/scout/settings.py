@@ -10,8 +10,13 @@ from pathlib import Path
 from inspector.core.errors import UsageError
 
 KEYS = ("full_tool_calls", "full_tool_outputs", "max_tool_calls", "max_tool_outputs", "max_tool_chars")
-DEFAULTS = {"full_tool_calls": 0, "full_tool_outputs": 10, "max_tool_calls": 40, "max_tool_outputs": 40,
-            "max_tool_chars": 100_000}
+DEFAULTS = {
+    "full_tool_calls": 0,
+    "full_tool_outputs": 10,
+    "max_tool_calls": 40,
+    "max_tool_outputs": 40,
+    "max_tool_chars": 100_000,
+}
 ENV_NAMES = {key: key.upper() for key in KEYS}
 TOKENS = ("prompt", "context")  # Scout::Config.get(key, :prompt, :context, env: ...)
 
@@ -67,7 +72,7 @@ class Thresholds:
         """True when max_tool_outputs is not set itself and follows max_tool_calls."""
         return self.values["max_tool_outputs"].source == "follows max_tool_calls"
 
-    def with_value(self, key: str, value: int, source: str = "override", where: str = "") -> "Thresholds":
+    def with_value(self, key: str, value: int, source: str = "override", where: str = "") -> Thresholds:
         """A copy with one value changed; max_tool_outputs keeps following max_tool_calls."""
         if key not in KEYS:
             raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
@@ -91,10 +96,18 @@ def config_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path
     """Scout's etc/config lookup order (scout-essentials path maps), highest priority first."""
     cwd = Path.cwd() if cwd is None else cwd
     home = Path.home() if home is None else home
-    return [cwd / "etc/config", home / ".scout/etc/config", home / "etc/scout/config",
-            Path("/usr/local/etc/scout/config"), Path("/etc/scout/config"), Path("/usr/etc/scout/config"),
-            Path("/fast/etc/scout/config"), Path("/cache/etc/scout/config"), Path("/bulk/etc/scout/config"),
-            Path("/tmp/scout/etc/config")]
+    return [
+        cwd / "etc/config",
+        home / ".scout/etc/config",
+        home / "etc/scout/config",
+        Path("/usr/local/etc/scout/config"),
+        Path("/etc/scout/config"),
+        Path("/usr/etc/scout/config"),
+        Path("/fast/etc/scout/config"),
+        Path("/cache/etc/scout/config"),
+        Path("/bulk/etc/scout/config"),
+        Path("/tmp/scout/etc/config"),
+    ]
 
 
 def read_config_files(paths: list[Path], keys: tuple[str, ...] = KEYS) -> tuple[list[ConfigEntry], list[str]]:
@@ -127,8 +140,10 @@ def read_config_files(paths: list[Path], keys: tuple[str, ...] = KEYS) -> tuple[
                 name, _, priority = token.partition("::")
                 tokens[name] = int(priority) if priority.isdigit() else None
             if not any(t in tokens for t in TOKENS):
-                warnings.append(f"{where}: '{line.strip()}' has no 'prompt' or 'context' token, "
-                                "so scout-ai does not use it for the prompt thresholds")
+                warnings.append(
+                    f"{where}: '{line.strip()}' has no 'prompt' or 'context' token, "
+                    "so scout-ai does not use it for the prompt thresholds"
+                )
                 continue
             entries.append(ConfigEntry(key, parts[1], tokens, where, len(entries)))
     return entries, warnings
@@ -152,14 +167,21 @@ def _config_lookup(entries: list[ConfigEntry], key: str) -> ConfigEntry | None:
 def _read(text: str, key: str, source_text: str, warnings: list[str]) -> int:
     value = ruby_to_i(text)
     if not _PLAIN.fullmatch(text):
-        warnings.append(f"{key.upper() if source_text.startswith('the environment') else key}={text!r} "
-                        f"from {source_text} is read by scout-ai as {value}")
+        warnings.append(
+            f"{key.upper() if source_text.startswith('the environment') else key}={text!r} "
+            f"from {source_text} is read by scout-ai as {value}"
+        )
     return value
 
 
-def resolve(overrides: dict[str, str] | None = None, *, chat_config: dict[str, tuple[str, int | None]] | None = None,
-            env: dict[str, str] | None = None, config_files: list[Path] | None = None,
-            chat_path: str | None = None) -> Thresholds:
+def resolve(
+    overrides: dict[str, str] | None = None,
+    *,
+    chat_config: dict[str, tuple[str, int | None]] | None = None,
+    env: dict[str, str] | None = None,
+    config_files: list[Path] | None = None,
+    chat_path: str | None = None,
+) -> Thresholds:
     """Resolve the five values as scout-ai does: override, chat `config:`, config files, environment, default."""
     overrides = overrides or {}
     chat_config = chat_config or {}
@@ -186,12 +208,17 @@ def resolve(overrides: dict[str, str] | None = None, *, chat_config: dict[str, t
         if text in ("false", "nil") and source in ("config", "chat"):
             # Scout::Config turns these into false/nil, and `value || DEFAULT` takes the default
             warnings.append(f"{key} {text!r} from {where} is read by scout-ai as nil, so the default applies")
-            values[key] = Value(key, DEFAULTS[key] if key != "max_tool_outputs" else values["max_tool_calls"].value,
-                                "default", "", text)
+            values[key] = Value(
+                key, DEFAULTS[key] if key != "max_tool_outputs" else values["max_tool_calls"].value, "default", "", text
+            )
             raws[key] = None
             continue
-        label = {"override": "the command line", "chat": f"the chat ({where})", "config": where,
-                 "environment": "the environment"}[source]
+        label = {
+            "override": "the command line",
+            "chat": f"the chat ({where})",
+            "config": where,
+            "environment": "the environment",
+        }[source]
         values[key] = Value(key, _read(text, key, label, warnings), source, where, text)
         raws[key] = text
     return Thresholds(values, tuple(warnings))
@@ -213,8 +240,9 @@ def _find(key, overrides, chat_config, entries, env, chat_path):
     return None
 
 
-def resolve_settings(defaults: dict[str, int], *, env: dict[str, str] | None = None,
-                     config_files: list[Path] | None = None) -> tuple[dict[str, Value], tuple[str, ...]]:
+def resolve_settings(
+    defaults: dict[str, int], *, env: dict[str, str] | None = None, config_files: list[Path] | None = None
+) -> tuple[dict[str, Value], tuple[str, ...]]:
     """Other integer settings read as ``Scout::Config.get(key, :prompt, :context, env: KEY, default: N)``.
 
     Same order as the thresholds (config files matched by the tokens, then the environment,
@@ -227,8 +255,9 @@ def resolve_settings(defaults: dict[str, int], *, env: dict[str, str] | None = N
         entry = _config_lookup(entries, key)
         name = key.upper()
         if entry is not None and entry.value in ("false", "nil"):
-            warnings.append(f"{key} {entry.value!r} from {entry.where} is read by scout-ai as nil, "
-                            "so the default applies")
+            warnings.append(
+                f"{key} {entry.value!r} from {entry.where} is read by scout-ai as nil, so the default applies"
+            )
             values[key] = Value(key, default, "default", "", entry.value)
         elif entry is not None:
             values[key] = Value(key, _read(entry.value, key, entry.where, warnings), "config", entry.where, entry.value)

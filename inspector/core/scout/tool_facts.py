@@ -11,9 +11,9 @@ from itertools import accumulate
 
 import orjson
 
-from inspector.core.ruby import json as rubyjson
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
+from inspector.core.ruby import json as rubyjson
 from inspector.core.scout.shorten import shorten_string
 
 CALL, OUTPUT, FAIL = 0, 1, 2
@@ -73,7 +73,8 @@ class ToolFacts:
         except _BandError as exc:
             message = self.messages[index]
             self.band_errors[position] = ScoutError(
-                index, message.fields.get("role"), data.get("name"), data.get("id"), exc.exception, exc.why)
+                index, message.fields.get("role"), data.get("name"), data.get("id"), exc.exception, exc.why
+            )
             self.short[position] = NOTHING_TO_SHORTEN
             return NOTHING_TO_SHORTEN
         if text is None:
@@ -89,9 +90,11 @@ class ToolFacts:
             arguments = data.get("arguments")
             if type(arguments) is not dict:
                 method = "values" if arguments is None or arguments is False else "each"
-                raise _BandError("NoMethodError",
-                                 f"undefined method `{method}' for {ruby_class(arguments)} "
-                                 "(arguments must be a JSON object to be shortened)")
+                raise _BandError(
+                    "NoMethodError",
+                    f"undefined method `{method}' for {ruby_class(arguments)} "
+                    "(arguments must be a JSON object to be shortened)",
+                )
             changed = False
             new_arguments = {}
             for key, value in arguments.items():
@@ -114,11 +117,17 @@ class ToolFacts:
             elif type(content) in (list, dict):
                 if len(content) <= 200:
                     return None  # Array/Hash#length is small: returned as is, so unchanged
-                raise _BandError("TypeError", f"no implicit conversion of {ruby_class(content)} into String "
-                                 f"(MD5 of a {ruby_class(content)} with {len(content)} elements)")
+                raise _BandError(
+                    "TypeError",
+                    f"no implicit conversion of {ruby_class(content)} into String "
+                    f"(MD5 of a {ruby_class(content)} with {len(content)} elements)",
+                )
             else:
-                raise _BandError("NoMethodError", f"undefined method `length' for {ruby_class(content)} "
-                                 "(output content must be a string to be shortened)")
+                raise _BandError(
+                    "NoMethodError",
+                    f"undefined method `length' for {ruby_class(content)} "
+                    "(output content must be a string to be shortened)",
+                )
             new = dict(data)
             new["content"] = short
         try:
@@ -183,8 +192,14 @@ def _scan(messages, indices):
 
     def fail(index, data, exception, why):
         message = messages[index]
-        failures[len(order)] = ScoutError(index, message.fields.get("role"), data.get("name") if type(data) is dict else None,
-                                          data.get("id") if type(data) is dict else None, exception, why)
+        failures[len(order)] = ScoutError(
+            index,
+            message.fields.get("role"),
+            data.get("name") if type(data) is dict else None,
+            data.get("id") if type(data) is dict else None,
+            exception,
+            why,
+        )
         content = message.fields.get("content")
         order_append(index)
         kinds_append(FAIL)
@@ -198,14 +213,23 @@ def _scan(messages, indices):
         if kind is None:
             continue
         if kind == FAIL:
-            fail(index, None, "NoMethodError", f"undefined method `to_sym' for {ruby_class(role)} (the message has no usable role)")
+            fail(
+                index,
+                None,
+                "NoMethodError",
+                f"undefined method `to_sym' for {ruby_class(role)} (the message has no usable role)",
+            )
             continue
         content = fields.get("content")
         if content is None or content is False:
             continue  # `next msg unless json`: passed through, not counted
         if type(content) is not str:
-            fail(index, None, "TypeError",
-                 f"no implicit conversion of {ruby_class(content)} into String (content is not JSON text)")
+            fail(
+                index,
+                None,
+                "TypeError",
+                f"no implicit conversion of {ruby_class(content)} into String (content is not JSON text)",
+            )
             continue
         try:
             # the common case inline (ASCII text, orjson); anything unusual takes the careful path
@@ -217,8 +241,12 @@ def _scan(messages, indices):
                 fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
                 continue
         if type(data) is not dict:
-            fail(index, data, "NoMethodError",
-                 f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)")
+            fail(
+                index,
+                data,
+                "NoMethodError",
+                f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)",
+            )
             continue
         order_append(index)
         kinds_append(kind)
@@ -241,4 +269,6 @@ def ruby_class(value) -> str:
         return "true"
     if value is False:
         return "false"
-    return {str: "String", int: "Integer", float: "Float", list: "Array", dict: "Hash"}.get(type(value), type(value).__name__)
+    return {str: "String", int: "Integer", float: "Float", list: "Array", dict: "Hash"}.get(
+        type(value), type(value).__name__
+    )

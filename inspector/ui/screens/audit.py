@@ -19,10 +19,11 @@ from textual.widgets.option_list import Option
 
 from inspector.core.analysis.audit import AuditFinding, audit
 from inspector.core.analysis.replan import Replanner
-from inspector.core.present.sanitize import one_line
 from inspector.core.inspection import Inspection
+from inspector.core.present.sanitize import one_line
 
 from .base import Dialog
+
 
 def finding_text(f: AuditFinding) -> str:
     rows = ", ".join(f"#{r}" for r in f.rows[:8]) + (" …" if len(f.rows) > 8 else "")
@@ -78,9 +79,14 @@ class AuditScreen(Dialog):
             return
         self.findings = event.findings
         count = len(event.findings)
-        title.update(Content(f"Forgetting audit: {count} finding(s) under the current thresholds" if count else
-                             "Forgetting audit: no finding (no repeated call after a cut, no split pair, "
-                             "no cut error, no lost turns, no loader hazard)"))
+        title.update(
+            Content(
+                f"Forgetting audit: {count} finding(s) under the current thresholds"
+                if count
+                else "Forgetting audit: no finding (no repeated call after a cut, no split pair, "
+                "no cut error, no lost turns, no loader hazard)"
+            )
+        )
         options = self.query_one("#audit-list", OptionList)
         options.clear_options()
         options.add_options([Option(Content(finding_text(f)), id=str(i)) for i, f in enumerate(event.findings)])

@@ -16,8 +16,8 @@ from textual.content import Content
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
 from inspector.core.io.atomic import same_file
-from inspector.core.present.export import EXPLAIN_FORMATS
 from inspector.core.io.printers import printer_names
+from inspector.core.present.export import EXPLAIN_FORMATS
 from inspector.core.present.sanitize import one_line
 
 from .base import Dialog
@@ -53,8 +53,7 @@ class ExportScreen(Dialog):
             with RadioSet(id="what"):
                 for kind, fmt in choices():
                     label = f"prepared prompt as {fmt}" if kind == "prepare" else f"explanation report as {fmt}"
-                    yield RadioButton(Content(label), value=(kind, fmt) == (self.kind, self.fmt),
-                                      name=f"{kind}:{fmt}")
+                    yield RadioButton(Content(label), value=(kind, fmt) == (self.kind, self.fmt), name=f"{kind}:{fmt}")
             yield Input(default_path(self.source, self.kind, self.fmt), id="path", select_on_focus=False)
             yield Static("", id="export-message", classes="hint")
             with Horizontal(classes="buttons"):
@@ -93,11 +92,13 @@ class ExportScreen(Dialog):
             self.say(f"{target} is a directory; give a file name", True)
             return
         if target.exists():
+
             def answered(yes: bool | None) -> None:
                 if yes:
                     self.dismiss((self.kind, self.fmt, target))
                 else:
                     self.say("not replaced; pick another name")
+
             self.app.push_screen(ConfirmScreen(f"{target} exists. Replace it?"), answered)
             return
         self.dismiss((self.kind, self.fmt, target))

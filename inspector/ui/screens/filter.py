@@ -9,8 +9,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, RadioButton, RadioSet, Static
 
-from inspector.core.scout import decision as d
 from inspector.core.present.sanitize import one_line
+from inspector.core.scout import decision as d
 
 from .base import Dialog
 

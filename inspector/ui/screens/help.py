@@ -13,7 +13,6 @@ from textual.widgets import Static
 from ..keymap import APP_ACTIONS, OTHER_KEYS, VIEW_ACTIONS
 from .base import Dialog
 
-
 WIDTH = 66  # the dialog box is 76 columns less its border, padding and scrollbar
 
 
@@ -32,8 +31,11 @@ def help_text() -> str:
     lines.append("Other")
     for keys, text in OTHER_KEYS:
         lines.append(_entry(keys, text))
-    lines += ["", "Tiers: = full  ✂ truncated  ✗ dropped  ⊘ consumed  ! error  ? not reached",
-              "Tokens are an estimate: characters / 4."]
+    lines += [
+        "",
+        "Tiers: = full  ✂ truncated  ✗ dropped  ⊘ consumed  ! error  ? not reached",
+        "Tokens are an estimate: characters / 4.",
+    ]
     return "\n".join(lines)
 
 

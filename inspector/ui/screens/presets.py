@@ -18,8 +18,13 @@ from inspector.core.scout.settings import KEYS
 
 from .base import Dialog
 
-SHORT = {"full_tool_calls": "fc", "full_tool_outputs": "fo", "max_tool_calls": "mc", "max_tool_outputs": "mo",
-         "max_tool_chars": "chars"}
+SHORT = {
+    "full_tool_calls": "fc",
+    "full_tool_outputs": "fo",
+    "max_tool_calls": "mc",
+    "max_tool_outputs": "mo",
+    "max_tool_chars": "chars",
+}
 
 
 class PresetsScreen(Dialog):

@@ -22,13 +22,13 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from inspector.core.errors import UsageError
 from inspector.core.analysis.fixes import Fix, FixReport, FixSearchCancelled, find_fixes
 from inspector.core.analysis.replan import Replanner
-from inspector.core.present.sanitize import one_line
-from inspector.core.inspection import Inspection
-from inspector.core.scout.settings import KEYS
 from inspector.core.analysis.trace import Occurrence, Trace, trace
+from inspector.core.errors import UsageError
+from inspector.core.inspection import Inspection
+from inspector.core.present.sanitize import one_line
+from inspector.core.scout.settings import KEYS
 
 from ..widgets.dual_view import GLYPHS
 from .base import Dialog
@@ -44,11 +44,13 @@ def _cell(value) -> str:
 def occurrence_text(o: Occurrence) -> str:
     where = f", line {o.line}" if o.line else ""
     state = "VISIBLE" if o.visible else "HIDDEN"
-    return (f"#{o.row}  {_cell(o.role)}  {_cell(o.name)}  {_cell(o.id)}{where}\n"
-            f"  {state}: {GLYPHS.get(o.tier, '')} {o.tier} ({o.reason}) · in {one_line(o.field, 60)} "
-            f"at {o.spot.start:,}-{o.spot.end:,}\n"
-            f"  rule: {one_line(o.why, 600)}\n"
-            f"  text: {one_line(o.context, 200)}")
+    return (
+        f"#{o.row}  {_cell(o.role)}  {_cell(o.name)}  {_cell(o.id)}{where}\n"
+        f"  {state}: {GLYPHS.get(o.tier, '')} {o.tier} ({o.reason}) · in {one_line(o.field, 60)} "
+        f"at {o.spot.start:,}-{o.spot.end:,}\n"
+        f"  rule: {one_line(o.why, 600)}\n"
+        f"  text: {one_line(o.context, 200)}"
+    )
 
 
 def fix_text(number: int, fix: Fix) -> str:
@@ -88,8 +90,9 @@ class WhyScreen(Dialog):
         *[Binding(str(n), f"apply({n})", f"Fix {n}", show=False) for n in range(1, 10)],
     ]
 
-    def __init__(self, text: str, inspection: Inspection, replanner: Replanner, regex: bool = False,
-                 ignore_case: bool = False):
+    def __init__(
+        self, text: str, inspection: Inspection, replanner: Replanner, regex: bool = False, ignore_case: bool = False
+    ):
         super().__init__()
         self.text, self.inspection, self.replanner = text, inspection, replanner
         self.regex, self.ignore_case = regex, ignore_case
@@ -128,8 +131,7 @@ class WhyScreen(Dialog):
     def search(self, text: str, regex: bool, ignore_case: bool, generation: int) -> None:
         worker = get_current_worker()
         try:
-            result = trace(self.inspection, text, regex=regex, ignore_case=ignore_case,
-                           prompt=self.replanner.current())
+            result = trace(self.inspection, text, regex=regex, ignore_case=ignore_case, prompt=self.replanner.current())
         except UsageError as exc:
             self.post_message(Traced(generation, None, str(exc)))
             return
@@ -143,8 +145,11 @@ class WhyScreen(Dialog):
             self.post_message(FixesFound(generation, position, report, done, len(hidden)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is not self.worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR,
-                                                                   WorkerState.CANCELLED):
+        if event.worker is not self.worker or event.state not in (
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+            WorkerState.CANCELLED,
+        ):
             return
         self.searching = False
         if event.state == WorkerState.ERROR:
@@ -194,8 +199,11 @@ class WhyScreen(Dialog):
                 if o.message is not None:
                     options.append(Option(Content("    fixes: searching…"), disabled=True))
                 else:
-                    options.append(Option(Content("    consumed before the strategies: no threshold brings it back"),
-                                          disabled=True))
+                    options.append(
+                        Option(
+                            Content("    consumed before the strategies: no threshold brings it back"), disabled=True
+                        )
+                    )
                 continue
             for fix in report.fixes:
                 self.fixes.append((fix, o))
@@ -203,8 +211,9 @@ class WhyScreen(Dialog):
             if report.fixes:
                 unused = [k for k in KEYS if not report.fixes_for(k) and not any(n.startswith(k) for n in report.notes)]
                 if unused:
-                    options.append(Option(Content(f"    no value of {', '.join(unused)} alone shows it"),
-                                          disabled=True))
+                    options.append(
+                        Option(Content(f"    no value of {', '.join(unused)} alone shows it"), disabled=True)
+                    )
             for line in ([report.blocked] if report.blocked else []) + [f"note: {n}" for n in report.notes]:
                 options.append(Option(Content("    " + one_line(line, 400)), disabled=True))
         option_list = self.query_one("#why-list", OptionList)

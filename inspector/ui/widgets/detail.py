@@ -25,8 +25,10 @@ class DetailPane(TextArea):
 
     def show(self, row: int | None, text: str) -> None:
         if len(text) > self.LIMIT:
-            text = (text[: self.LIMIT] + f"\n\n… {len(text) - self.LIMIT:,} more characters not shown here: "
-                    "y copies the whole original, e exports the prompt")
+            text = (
+                text[: self.LIMIT] + f"\n\n… {len(text) - self.LIMIT:,} more characters not shown here: "
+                "y copies the whole original, e exports the prompt"
+            )
         if row == self.shown_row and text == self.text:
             return  # a re-plan that did not change this message: keep the scroll position
         self.shown_row = row

@@ -21,15 +21,21 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from inspector.core.present.rows import RowModel
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
-from inspector.core.present.rows import RowModel
 
 from ..keymap import VIEW_ACTIONS, bindings
 
 GLYPHS = {d.FULL: "=", d.TRUNCATED: "✂", d.DROPPED: "✗", d.CONSUMED: "⊘", d.ERROR: "!", d.UNDECIDED: "?"}
-LABELS = {d.FULL: "full", d.TRUNCATED: "truncated", d.DROPPED: "dropped", d.CONSUMED: "consumed",
-          d.ERROR: "error", d.UNDECIDED: "not reached"}
+LABELS = {
+    d.FULL: "full",
+    d.TRUNCATED: "truncated",
+    d.DROPPED: "dropped",
+    d.CONSUMED: "consumed",
+    d.ERROR: "error",
+    d.UNDECIDED: "not reached",
+}
 
 
 def fit(text: str, width: int) -> str:
@@ -43,14 +49,29 @@ def fit(text: str, width: int) -> str:
 
 def _fg(style: RichStyle) -> RichStyle:
     """A component style without its background, so the row's (cursor, hit) background shows."""
-    return style + RichStyle(bgcolor=None) if style.bgcolor is None else RichStyle.from_color(style.color) + \
-        RichStyle(bold=style.bold, italic=style.italic, strike=style.strike, dim=style.dim)
+    return (
+        style + RichStyle(bgcolor=None)
+        if style.bgcolor is None
+        else RichStyle.from_color(style.color)
+        + RichStyle(bold=style.bold, italic=style.italic, strike=style.strike, dim=style.dim)
+    )
 
 
 class DualColumnView(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
-        "dual--full", "dual--truncated", "dual--dropped", "dual--consumed", "dual--error", "dual--undecided",
-        "dual--struck", "dual--cursor", "dual--gutter", "dual--role", "dual--tool", "dual--hit", "dual--divider",
+        "dual--full",
+        "dual--truncated",
+        "dual--dropped",
+        "dual--consumed",
+        "dual--error",
+        "dual--undecided",
+        "dual--struck",
+        "dual--cursor",
+        "dual--gutter",
+        "dual--role",
+        "dual--tool",
+        "dual--hit",
+        "dual--divider",
     }
     DEFAULT_CSS = """
     DualColumnView {
@@ -92,8 +113,9 @@ class DualColumnView(ScrollView, can_focus=True):
         self._style_map: dict[str, RichStyle] | None = None
 
     # -- data (attributes down) -------------------------------------------------------
-    def set_data(self, rows: RowModel | None, prompt: Prompt | None, order: list[int] | None = None,
-                 row: int | None = None) -> None:
+    def set_data(
+        self, rows: RowModel | None, prompt: Prompt | None, order: list[int] | None = None, row: int | None = None
+    ) -> None:
         self.rows, self.prompt, self.order = rows, prompt, order
         self._invalidate()
         self.virtual_size = Size(0, self.count)
@@ -248,6 +270,8 @@ class DualColumnView(ScrollView, can_focus=True):
         used = cell_len(role_cell) + cell_len(tool_cell)
         if used >= width:
             return [Segment(fit(role_cell + tool_cell, width), tier_style)]
-        return [Segment(role_cell, tier_style + styles["role"]),
-                Segment(tool_cell, base + styles["tool"]),
-                Segment(fit(text, width - used), tier_style)]
+        return [
+            Segment(role_cell, tier_style + styles["role"]),
+            Segment(tool_cell, base + styles["tool"]),
+            Segment(fit(text, width - used), tier_style),
+        ]

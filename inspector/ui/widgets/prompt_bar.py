@@ -8,9 +8,11 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
 
-PLACEHOLDERS = {"search": "search original content, Enter to run, Esc to close",
-                "goto": "message number (the # column), Enter to go",
-                "why": "a text the model forgot, Enter to trace it (then i: ignore case, x: regex)"}
+PLACEHOLDERS = {
+    "search": "search original content, Enter to run, Esc to close",
+    "goto": "message number (the # column), Enter to go",
+    "why": "a text the model forgot, Enter to trace it (then i: ignore case, x: regex)",
+}
 TITLES = {"search": "search", "goto": "go to", "why": "why: trace a text"}
 
 

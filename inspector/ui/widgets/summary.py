@@ -9,8 +9,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from inspector.core.scout import decision as d
 from inspector.core.present.sanitize import one_line
+from inspector.core.scout import decision as d
 
 from .dual_view import GLYPHS, LABELS
 
@@ -19,12 +19,17 @@ TIER_ORDER = (d.FULL, d.TRUNCATED, d.DROPPED, d.CONSUMED, d.ERROR, d.UNDECIDED)
 
 def summary_lines(file: str, fmt: str, strategies: str, totals: dict) -> tuple[str, str]:
     tiers = totals["tiers"]
-    counts = "  ".join(f"{GLYPHS[t]} {tiers.get(t, 0):,} {LABELS[t]}" for t in TIER_ORDER
-                       if tiers.get(t) or t in (d.FULL, d.TRUNCATED, d.DROPPED))
+    counts = "  ".join(
+        f"{GLYPHS[t]} {tiers.get(t, 0):,} {LABELS[t]}"
+        for t in TIER_ORDER
+        if tiers.get(t) or t in (d.FULL, d.TRUNCATED, d.DROPPED)
+    )
     first = f"{one_line(file, 200)}  ·  format {one_line(fmt, 40)}  ·  strategies {one_line(strategies, 80)}"
-    second = (f"messages {totals['rows']:,} -> {totals['visible']:,} sent  │  {counts}  │  "
-              f"tool chars {totals['tool_chars_before']:,} -> {totals['tool_chars_after']:,}  │  "
-              f"~tokens {totals['tokens_before']:,} -> {totals['tokens_after']:,} (estimate: chars/4)")
+    second = (
+        f"messages {totals['rows']:,} -> {totals['visible']:,} sent  │  {counts}  │  "
+        f"tool chars {totals['tool_chars_before']:,} -> {totals['tool_chars_after']:,}  │  "
+        f"~tokens {totals['tokens_before']:,} -> {totals['tokens_after']:,} (estimate: chars/4)"
+    )
     return first, second
 
 

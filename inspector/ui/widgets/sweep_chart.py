@@ -43,8 +43,10 @@ def count(n: int) -> str:
 def _row_text(row: SweepRow, mark: str) -> str:
     if row.error:
         return f"{mark}{compact(row.value):>7}  scout-ai raises"
-    return (f"{mark}{compact(row.value):>7} {count(row.messages):>5} {count(row.truncated):>4} "
-            f"{count(row.dropped):>4} {compact(row.chars):>7}")
+    return (
+        f"{mark}{compact(row.value):>7} {count(row.messages):>5} {count(row.truncated):>4} "
+        f"{count(row.dropped):>4} {compact(row.chars):>7}"
+    )
 
 
 def chart_lines(key: str, current: int, rows: list[SweepRow], now: SweepRow | None) -> list[str]:
@@ -53,9 +55,11 @@ def chart_lines(key: str, current: int, rows: list[SweepRow], now: SweepRow | No
         return [f"sweep {key}: nothing to chart"]
     column = marker_column(rows, current)
     past = current > rows[-1].value
-    lines = [f"{key} {compact(rows[0].value)}..{compact(rows[-1].value)}",
-             "chars " + sparkline([r.chars for r in rows]),
-             "drop  " + sparkline([r.dropped for r in rows])]
+    lines = [
+        f"{key} {compact(rows[0].value)}..{compact(rows[-1].value)}",
+        "chars " + sparkline([r.chars for r in rows]),
+        "drop  " + sparkline([r.dropped for r in rows]),
+    ]
     label = "now, past the end" if past else "now"
     if column >= len(label) + 1:  # the label goes where it fits, so the line never wraps
         lines.append(" " * (6 + column - len(label) - 1) + f"{label} ▲")

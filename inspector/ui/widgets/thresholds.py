@@ -9,14 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.validation import Regex
-from textual import events
 from textual.widgets import Button, Input, Label, Select, Static
 
 from inspector.core.present.sanitize import one_line
@@ -61,6 +60,7 @@ class ThresholdEditor(VerticalScroll):
     @dataclass
     class KeyFocused(Message):
         """A threshold field got the focus: its sweep chart is wanted."""
+
         key: str
 
     def __init__(self, strategy_choices: list[str], **kwargs):
@@ -72,14 +72,19 @@ class ThresholdEditor(VerticalScroll):
         yield Static(Content("Thresholds"), classes="title")
         for key in KEYS:
             yield Label(Content(key))
-            yield Input(id=f"th-{key}", validators=[Regex(f"^{NUMBER}$", failure_description="a whole number")],
-                        valid_empty=False, select_on_focus=False)
+            yield Input(
+                id=f"th-{key}",
+                validators=[Regex(f"^{NUMBER}$", failure_description="a whole number")],
+                valid_empty=False,
+                select_on_focus=False,
+            )
             yield Static("", id=f"src-{key}", classes="source")
             if key == self.chart_key:
                 yield SweepChart(id="sweep-chart")
         yield Label(Content("Strategies"))
-        yield Select([(c, c) for c in self.strategy_choices], id="strategies", allow_blank=False,
-                     value=self.strategy_choices[0])
+        yield Select(
+            [(c, c) for c in self.strategy_choices], id="strategies", allow_blank=False, value=self.strategy_choices[0]
+        )
         with Horizontal():
             yield Button("Reset", id="reset", tooltip="back to the values loaded (u)")
 

@@ -10,11 +10,11 @@ import os
 from pathlib import Path
 
 from inspector.core.errors import InputError
-from inspector.core.model import Chat, Finding
-from inspector.core.scout.roles import unknown_role_findings
-from inspector.core.ruby.text import bad_line, fixutf8, repair_note
 from inspector.core.io.formats import anthropic, json_array, jsonl, openai_chat, openai_responses, scout_chat
 from inspector.core.io.formats.jsondoc import shape
+from inspector.core.model import Chat, Finding
+from inspector.core.ruby.text import bad_line, fixutf8, repair_note
+from inspector.core.scout.roles import unknown_role_findings
 
 # Sniff order: the specific JSON shapes before the plain array, scout text last (it is the fallback).
 FORMATS = {m.NAME: m for m in (anthropic, openai_responses, openai_chat, json_array, jsonl, scout_chat)}
@@ -78,8 +78,9 @@ def _detect(text: str, path: str | None) -> tuple[str, bool]:
             return name, False
     if shape(text):
         return json_array.NAME, False  # its loader names the line where the JSON breaks, or the shape found
-    raise InputError(f"not a chat in any known format (tried {', '.join(FORMATS)}; "
-                     "a scout chat needs a `role:` line)", path)
+    raise InputError(
+        f"not a chat in any known format (tried {', '.join(FORMATS)}; a scout chat needs a `role:` line)", path
+    )
 
 
 MAP_FROM = 8 * 1024 * 1024  # larger JSON arrays are parsed from a memory map, without a copy in Python

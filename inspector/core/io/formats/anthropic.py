@@ -8,14 +8,13 @@ by scout-ai and are left out.
 from __future__ import annotations
 
 from inspector.core.errors import InputError
-from inspector.core.model import Chat
 from inspector.core.io.formats.jsondoc import has_key, has_type, kind_of, objects, require, shape
 from inspector.core.io.formats.toolpairs import Builder, text_of
+from inspector.core.model import Chat
 
 NAME = "anthropic"
 EXTENSIONS = ()
 TOOL_BLOCKS = ("tool_use", "tool_result", "thinking", "redacted_thinking")
-
 
 
 def sniff(head: str) -> bool:
@@ -36,7 +35,7 @@ def load(text: str, path: str | None) -> Chat:
     elif isinstance(value, list):
         items = value
     else:
-        raise InputError(f"expected an Anthropic request with a \"messages\" array, found {kind_of(value)}", path, 1)
+        raise InputError(f'expected an Anthropic request with a "messages" array, found {kind_of(value)}', path, 1)
     for where, item in objects(items, "messages", "a message object", path):
         role = item.get("role")
         content = item.get("content")
@@ -52,8 +51,11 @@ def load(text: str, path: str | None) -> Chat:
             if kind in ("thinking", "redacted_thinking"):
                 continue
             if kind not in ("tool_use", "tool_result"):
-                b.note("dropped_part", f"{where}: a {kind or kind_of(block)} block is not text; scout-ai stores text only, "
-                       "so it is left out")
+                b.note(
+                    "dropped_part",
+                    f"{where}: a {kind or kind_of(block)} block is not text; scout-ai stores text only, "
+                    "so it is left out",
+                )
                 continue
             if texts:
                 b.add(role, "\n".join(texts))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import orjson
 
-from inspector.core.ruby import json as rubyjson
 from inspector.core.errors import InputError
 from inspector.core.model import Chat, Message
+from inspector.core.ruby import json as rubyjson
 
 NAME = "json"
 EXTENSIONS = (".json",)

@@ -6,8 +6,9 @@ import re
 
 import orjson
 
-from inspector.core.ruby import json as rubyjson
 from inspector.core.errors import InputError
+from inspector.core.ruby import json as rubyjson
+
 
 def require(text: str, path: str | None):
     """The parsed value, or an InputError naming the line where the JSON breaks."""
@@ -38,8 +39,15 @@ def has_type(head: str, *types: str) -> bool:
 
 
 def kind_of(value) -> str:
-    return {dict: "an object", list: "an array", str: "a string", type(None): "null", bool: "a boolean",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        type(None): "null",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
 
 
 def objects(items: list, array: str, noun: str, path: str | None):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import orjson
 
-from inspector.core.ruby import json as rubyjson
 from inspector.core.errors import InputError
-from inspector.core.model import Chat, Message
 from inspector.core.io.formats.jsondoc import kind_of
+from inspector.core.model import Chat, Message
+from inspector.core.ruby import json as rubyjson
 
 NAME = "jsonl"
 EXTENSIONS = (".jsonl", ".ndjson")

@@ -7,9 +7,9 @@ carries ``tool_calls`` / ``tool_call_id``. ``developer`` becomes ``system``.
 from __future__ import annotations
 
 from inspector.core.errors import InputError
-from inspector.core.model import Chat
 from inspector.core.io.formats.jsondoc import has_key, kind_of, objects, require, shape
 from inspector.core.io.formats.toolpairs import Builder, parse_arguments, text_of
+from inspector.core.model import Chat
 
 NAME = "openai-chat"
 EXTENSIONS = ()
@@ -34,7 +34,7 @@ def load(text: str, path: str | None) -> Chat:
     value = require(text, path)
     items = _messages(value)
     if items is None:
-        raise InputError(f"expected an OpenAI chat request with a \"messages\" array, found {kind_of(value)}", path, 1)
+        raise InputError(f'expected an OpenAI chat request with a "messages" array, found {kind_of(value)}', path, 1)
     b = Builder()
     for where, item in objects(items, "messages", "a message object", path):
         role = item.get("role")
@@ -50,6 +50,6 @@ def load(text: str, path: str | None) -> Chat:
         for call in calls:
             function = call.get("function") if isinstance(call, dict) else None
             if not isinstance(function, dict):
-                raise InputError(f"{where}.tool_calls: a call without a \"function\" object", path)
+                raise InputError(f'{where}.tool_calls: a call without a "function" object', path)
             b.call(function.get("name"), parse_arguments(function.get("arguments"), keep_raw=True), call.get("id"))
     return Chat(b.messages, path=path, format=NAME, findings=b.findings)

@@ -8,9 +8,9 @@ default backend does; reasoning and web-search items are not stored by scout-ai.
 from __future__ import annotations
 
 from inspector.core.errors import InputError
-from inspector.core.model import Chat
 from inspector.core.io.formats.jsondoc import has_key, has_type, kind_of, objects, require, shape
 from inspector.core.io.formats.toolpairs import Builder, parse_arguments, text_of
+from inspector.core.model import Chat
 
 NAME = "openai-responses"
 EXTENSIONS = ()
@@ -39,12 +39,15 @@ def load(text: str, path: str | None) -> Chat:
     else:
         raise InputError(f"expected OpenAI Responses input items, found {kind_of(value)}", path, 1)
     if not isinstance(items, list):
-        raise InputError(f"\"input\" is {kind_of(items)}, not an array of items", path, 1)
+        raise InputError(f'"input" is {kind_of(items)}, not an array of items', path, 1)
     for where, item in objects(items, "input", "an input item", path):
         kind = item.get("type")
         if kind == "function_call":
-            b.call(item.get("name"), parse_arguments(item.get("arguments"), keep_raw=False),
-                   item.get("call_id") or item.get("id"))
+            b.call(
+                item.get("name"),
+                parse_arguments(item.get("arguments"), keep_raw=False),
+                item.get("call_id") or item.get("id"),
+            )
         elif kind == "function_call_output":
             b.output(item.get("call_id"), item.get("output"))
         elif kind in SKIPPED:

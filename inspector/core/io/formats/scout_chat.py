@@ -29,8 +29,23 @@ XML_CLOSE = re.compile(r"</(\w+)>", re.ASCII)
 
 TICKS, SQUARE, XML, CMD = "ticks", "square", "xml", "cmd_output"
 # Roles whose bare block header (no content) the parser silently drops, which users rarely expect
-DIRECTIVES = frozenset({"clear", "clear_tools", "clear_role", "clean_role", "skip", "option", "sticky_option",
-                        "config", "import", "continue", "last", "file", "directory"})
+DIRECTIVES = frozenset(
+    {
+        "clear",
+        "clear_tools",
+        "clear_role",
+        "clean_role",
+        "skip",
+        "option",
+        "sticky_option",
+        "config",
+        "import",
+        "continue",
+        "last",
+        "file",
+        "directory",
+    }
+)
 
 
 @dataclass(slots=True)
@@ -132,23 +147,49 @@ class _Parser:
         swallowed = f"{n} header-like line{'s' if n != 1 else ''}"
         if n:
             swallowed += f", the first at line {block.first_swallowed}"
-        opener = {TICKS: "a ``` fence", SQUARE: "`[[`", XML: f"<{block.tag}>",
-                  CMD: "a `:-- ... {{{` command-output block"}[block.kind]
+        opener = {
+            TICKS: "a ``` fence",
+            SQUARE: "`[[`",
+            XML: f"<{block.tag}>",
+            CMD: "a `:-- ... {{{` command-output block",
+        }[block.kind]
         if at_end is not None:
-            kind = {TICKS: "unclosed_fence", SQUARE: "unclosed_square", XML: "unclosed_xml",
-                    CMD: "unclosed_cmd_output"}[block.kind]
+            kind = {
+                TICKS: "unclosed_fence",
+                SQUARE: "unclosed_square",
+                XML: "unclosed_xml",
+                CMD: "unclosed_cmd_output",
+            }[block.kind]
             extra = " (an odd number of ``` fence lines)" if block.kind == TICKS else ""
-            self.findings.append(Finding(kind, f"{opener} at line {block.start} never closes{extra}: lines "
-                                         f"{block.start}-{at_end} are one message's content ({swallowed} swallowed)",
-                                         block.start, n))
+            self.findings.append(
+                Finding(
+                    kind,
+                    f"{opener} at line {block.start} never closes{extra}: lines "
+                    f"{block.start}-{at_end} are one message's content ({swallowed} swallowed)",
+                    block.start,
+                    n,
+                )
+            )
         elif taken_over is not None and n:
-            self.findings.append(Finding(f"{block.kind}_block", f"{opener} at line {block.start} protects lines up "
-                                         f"to a `[[` or `{{{{{{` at line {taken_over} ({swallowed} swallowed)",
-                                         block.start, n))
+            self.findings.append(
+                Finding(
+                    f"{block.kind}_block",
+                    f"{opener} at line {block.start} protects lines up "
+                    f"to a `[[` or `{{{{{{` at line {taken_over} ({swallowed} swallowed)",
+                    block.start,
+                    n,
+                )
+            )
         elif n and block.kind in (SQUARE, XML):
             what = "a line ending in `]]`" if block.kind == SQUARE else "its closing tag"
-            self.findings.append(Finding(f"{block.kind}_block", f"{opener} at line {block.start} protects every line "
-                                         f"up to {what} ({swallowed} swallowed)", block.start, n))
+            self.findings.append(
+                Finding(
+                    f"{block.kind}_block",
+                    f"{opener} at line {block.start} protects every line up to {what} ({swallowed} swallowed)",
+                    block.start,
+                    n,
+                )
+            )
 
     def note_swallowed(self, line: str, number: int) -> None:
         if self.block is not None and HEADER.match(line):
@@ -173,9 +214,15 @@ class _Parser:
                     self.append_unless_blank(line, number)
                     self.close_block()
                 else:
-                    self.findings.append(Finding("dropped_fence", f"fence line {number} is inside a protected "
-                                                 f"block opened at line {self.block.start if self.block else '?'}, "
-                                                 "so scout-ai deletes it", number))
+                    self.findings.append(
+                        Finding(
+                            "dropped_fence",
+                            f"fence line {number} is inside a protected "
+                            f"block opened at line {self.block.start if self.block else '?'}, "
+                            "so scout-ai deletes it",
+                            number,
+                        )
+                    )
             else:
                 self.open_block(TICKS, number)
                 self.append_unless_blank(line, number)
@@ -190,8 +237,10 @@ class _Parser:
             return
         if "{{{" in st and CMD_OPEN.match(st):
             self.open_block(CMD, number)
-            self.append_unless_blank(CMD_OPEN_REWRITE.sub(r'<cmd_output cmd="\1">', line, count=1)
-                                     if CMD_OPEN_REWRITE.match(line) else line, number)
+            self.append_unless_blank(
+                CMD_OPEN_REWRITE.sub(r'<cmd_output cmd="\1">', line, count=1) if CMD_OPEN_REWRITE.match(line) else line,
+                number,
+            )
             return
         if self.in_block and self.kind == SQUARE and " }}}" in st and _cmd_close(st):
             self.append_unless_blank(_cmd_close_rewrite(line), number)
@@ -248,9 +297,15 @@ class _Parser:
             self.reset(None, None)
 
     def _ignored_directive(self) -> None:
-        self.findings.append(Finding("ignored_header", f"`{self.header_role}:` at line {self.header_line} has no "
-                                     "content, so scout-ai's parser drops it (write it inline: "
-                                     f"`{self.header_role}: VALUE`)", self.header_line))
+        self.findings.append(
+            Finding(
+                "ignored_header",
+                f"`{self.header_role}:` at line {self.header_line} has no "
+                "content, so scout-ai's parser drops it (write it inline: "
+                f"`{self.header_role}: VALUE`)",
+                self.header_line,
+            )
+        )
 
     def finish(self, total_lines: int) -> Parsed:
         if self.in_block:

@@ -8,8 +8,8 @@ their call when an export lists all calls first.
 
 from __future__ import annotations
 
-from inspector.core.ruby import json as rubyjson
 from inspector.core.model import Finding, Message
+from inspector.core.ruby import json as rubyjson
 
 
 def output_text(content) -> str:
@@ -80,6 +80,8 @@ def text_of(content, builder: Builder, where: str) -> str:
                 texts.append(part)
             else:
                 kind = part.get("type") if isinstance(part, dict) else type(part).__name__
-                builder.note("dropped_part", f"{where}: a {kind} part is not text; scout-ai stores text only, so it is left out")
+                builder.note(
+                    "dropped_part", f"{where}: a {kind} part is not text; scout-ai stores text only, so it is left out"
+                )
         return "\n".join(texts)
     return rubyjson.dumps(content)

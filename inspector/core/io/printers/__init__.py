@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from inspector.core.model import Message
 from inspector.core.ruby.json import dumps, dumps_messages, dumps_messages_bytes

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 
-from inspector.core.ruby import json as rubyjson
 from inspector.core.model import Message
+from inspector.core.ruby import json as rubyjson
 
 INLINE = ("option", "previous_response_id", "function_call", "function_call_output", "meta")
 ESCAPE = re.compile(r"^([a-z]+:)(\s)", re.ASCII | re.M)

@@ -14,8 +14,8 @@ as an ``{"error": ...}`` item in its place.
 
 from __future__ import annotations
 
-from inspector.core.ruby import json as rubyjson
 from inspector.core.model import Message
+from inspector.core.ruby import json as rubyjson
 
 TOOL_DEFINITIONS = ("tool", "mcp", "kb", "association", "clear_associations")
 
@@ -56,8 +56,15 @@ def response_items(messages: list[Message]) -> list[dict]:
                 arguments = "{}"
             if not isinstance(arguments, str):
                 arguments = rubyjson.dumps(arguments)
-            items.append({"type": "function_call", "status": "completed", "name": name, "arguments": arguments,
-                          "call_id": _strip_fc(ident)})
+            items.append(
+                {
+                    "type": "function_call",
+                    "status": "completed",
+                    "name": name,
+                    "arguments": arguments,
+                    "call_id": _strip_fc(ident),
+                }
+            )
         elif role == "function_call_output":
             info = _parse(message)
             ident = info.get("id") if info is not None else None

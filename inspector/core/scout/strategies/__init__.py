@@ -7,7 +7,7 @@ A plugin strategy is a callable taking and returning a list of message dicts
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 ENTRY_POINT_GROUP = "prompt_inspector.strategies"
 # shorten_tools_epoch is scout-ai S's default; here it is selectable, the default stays the seed's.

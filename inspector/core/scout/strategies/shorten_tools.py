@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from inspector.core.scout import decision as d
 from inspector.core.errors import ScoutError
-from inspector.core.scout.tool_facts import CALL, FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
 from inspector.core.model import Message
+from inspector.core.scout import decision as d
+from inspector.core.scout.tool_facts import CALL, FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
 
 KEEP, CUT, DROP, RAISE, UNREACHED = 0, 1, 2, 3, 4
 _TIER = {KEEP: d.FULL, CUT: d.TRUNCATED, DROP: d.DROPPED, RAISE: d.ERROR, UNREACHED: d.UNDECIDED}
@@ -21,8 +21,16 @@ _TIER = {KEEP: d.FULL, CUT: d.TRUNCATED, DROP: d.DROPPED, RAISE: d.ERROR, UNREAC
 class ShortenToolsPlan:
     """The outcome of one shorten_tools pass over ``facts`` with the five thresholds."""
 
-    __slots__ = ("facts", "thresholds", "state", "chars_before", "error", "tool_chars_after",
-                 "counts", "final_chars")
+    __slots__ = (
+        "chars_before",
+        "counts",
+        "error",
+        "facts",
+        "final_chars",
+        "state",
+        "thresholds",
+        "tool_chars_after",
+    )
 
     def __init__(self, facts: ToolFacts, thresholds: tuple[int, int, int, int, int]):
         self.facts = facts
@@ -78,7 +86,7 @@ class ShortenToolsPlan:
             p += 1
         if error is not None:
             rest = size - p - 1
-            state[p + 1:] = bytes([UNREACHED]) * rest
+            state[p + 1 :] = bytes([UNREACHED]) * rest
             chars_before.extend([chars] * rest)
         self.state = state
         self.chars_before = chars_before
@@ -107,14 +115,33 @@ class ShortenToolsPlan:
             return d.Decision(index, d.FULL, d.NO_CONTENT if tool else d.NOT_TOOL, *counters, original, original, kind)
         state = self.state[p]
         kind_code = facts.kinds[p]
-        kind = "call" if kind_code == CALL else "output" if kind_code == OUTPUT else (
-            "call" if message.fields.get("role") == "function_call" else
-            "output" if message.fields.get("role") == "function_call_output" else "")
+        kind = (
+            "call"
+            if kind_code == CALL
+            else "output"
+            if kind_code == OUTPUT
+            else (
+                "call"
+                if message.fields.get("role") == "function_call"
+                else "output"
+                if message.fields.get("role") == "function_call_output"
+                else ""
+            )
+        )
         counted = facts.outs[p]
         before = self.chars_before[p]
         if state == RAISE:
-            return d.Decision(index, d.ERROR, d.SCOUT_ERROR, counted, before, original, 0, kind,
-                              self.error.describe() if self.error else "")
+            return d.Decision(
+                index,
+                d.ERROR,
+                d.SCOUT_ERROR,
+                counted,
+                before,
+                original,
+                0,
+                kind,
+                self.error.describe() if self.error else "",
+            )
         if state == UNREACHED:
             return d.Decision(index, d.UNDECIDED, d.NOT_REACHED, counted, before, original, 0, kind)
         if state == DROP:
@@ -146,7 +173,14 @@ class ShortenToolsPlan:
         facts = self.facts
         originals, kind_names, newer_tools = facts.message_columns()
         state, chars_before, outs, raw, short, kinds, order = (
-            self.state, self.chars_before, facts.outs, facts.raw, facts.short, facts.kinds, facts.order)
+            self.state,
+            self.chars_before,
+            facts.outs,
+            facts.raw,
+            facts.short,
+            facts.kinds,
+            facts.order,
+        )
         full_calls, full_outputs, _, _, budget = self.thresholds
         new, D = tuple.__new__, d.Decision
         FULL, TRUNCATED, DROPPED, ERROR, UNDECIDED = d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED
@@ -159,25 +193,37 @@ class ShortenToolsPlan:
             if code == KEEP:
                 limit = full_outputs if kinds[p] == OUTPUT else full_calls
                 if counted < limit:
-                    out[index] = new(D, (index, FULL, RECENT, counted, before, original, original, kind_names[index], ""))
+                    out[index] = new(
+                        D, (index, FULL, RECENT, counted, before, original, original, kind_names[index], "")
+                    )
                     after.append(before + raw[p])
                 elif before < budget:
-                    out[index] = new(D, (index, FULL, BUDGET, counted, before, original, original, kind_names[index], ""))
+                    out[index] = new(
+                        D, (index, FULL, BUDGET, counted, before, original, original, kind_names[index], "")
+                    )
                     after.append(before + raw[p])
                 else:
-                    out[index] = new(D, (index, FULL, NOTHING, counted, before, original, original, kind_names[index], ""))
+                    out[index] = new(
+                        D, (index, FULL, NOTHING, counted, before, original, original, kind_names[index], "")
+                    )
                     after.append(before)
             elif code == CUT:
-                out[index] = new(D, (index, TRUNCATED, d.MIDDLE, counted, before, original, short[p], kind_names[index], ""))
+                out[index] = new(
+                    D, (index, TRUNCATED, d.MIDDLE, counted, before, original, short[p], kind_names[index], "")
+                )
                 after.append(before + short[p])
             elif code == DROP:
                 out[index] = new(D, (index, DROPPED, d.BEYOND_MAX, counted, before, original, 0, kind_names[index], ""))
                 after.append(before)
             elif code == RAISE:
-                out[index] = new(D, (index, ERROR, d.SCOUT_ERROR, counted, before, original, 0, kind_names[index], detail))
+                out[index] = new(
+                    D, (index, ERROR, d.SCOUT_ERROR, counted, before, original, 0, kind_names[index], detail)
+                )
                 after.append(before)
             else:
-                out[index] = new(D, (index, UNDECIDED, d.NOT_REACHED, counted, before, original, 0, kind_names[index], ""))
+                out[index] = new(
+                    D, (index, UNDECIDED, d.NOT_REACHED, counted, before, original, 0, kind_names[index], "")
+                )
                 after.append(before)
         failed_at = self.error.index if self.error is not None else -1
         for index, p in newer_tools:  # messages outside the walk: the counters left by the newer tool messages
@@ -202,8 +248,13 @@ class ShortenToolsPlan:
         """Messages per tier (non-tool messages count as full)."""
         if self.counts is None:
             states = self.state
-            counts = {d.FULL: self.facts.count - len(states) + states.count(KEEP), d.TRUNCATED: states.count(CUT),
-                      d.DROPPED: states.count(DROP), d.ERROR: states.count(RAISE), d.UNDECIDED: states.count(UNREACHED)}
+            counts = {
+                d.FULL: self.facts.count - len(states) + states.count(KEEP),
+                d.TRUNCATED: states.count(CUT),
+                d.DROPPED: states.count(DROP),
+                d.ERROR: states.count(RAISE),
+                d.UNDECIDED: states.count(UNREACHED),
+            }
             if self.error is not None:
                 # messages outside the walk that are older than the failure were never reached
                 skipped = sum(1 for i in range(self.error.index) if i not in self.facts.position)

@@ -12,15 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.core.scout import decision as d
 from inspector.core.ruby import json as rubyjson
-from inspector.core.scout.tool_facts import ruby_class
 from inspector.core.ruby.inspect import inspect, to_s
+from inspector.core.scout import decision as d
 from inspector.core.scout.shorten import shorten_string_sized
+from inspector.core.scout.tool_facts import ruby_class
 
 NAME = "shorten_tools_epoch"
-DEFAULTS = {"epoch_tool_call_threshold": 50, "epoch_full_tool_calls": 20, "epoch_compacted_tool_calls": 80,
-            "epoch_size": 20}
+DEFAULTS = {
+    "epoch_tool_call_threshold": 50,
+    "epoch_full_tool_calls": 20,
+    "epoch_compacted_tool_calls": 80,
+    "epoch_size": 20,
+}
 OUTPUT_SIZE = 400  # DEFAULT_SHORT_STRING_LENGTH * 2
 ARGUMENT_SIZE = 200
 
@@ -49,7 +53,7 @@ class EpochSettings:
     size: int = 20
 
     @classmethod
-    def resolve(cls, env: dict[str, str] | None = None, config_files: list[Path] | None = None) -> "EpochSettings":
+    def resolve(cls, env: dict[str, str] | None = None, config_files: list[Path] | None = None) -> EpochSettings:
         """The four values as scout-ai reads them: config files, environment, default, then to_i."""
         from inspector.core.scout.settings import resolve_settings
 
@@ -180,8 +184,11 @@ def protected_positions(items: list[dict], total: int) -> set[int]:
 def _values_at_error(data, position: int) -> _Raise:
     if type(data) is list:
         return _Raise(position, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
-    return _Raise(position, "NoMethodError", f"undefined method `values_at' for {ruby_class(data)} "
-                                             "(content JSON is not an object)")
+    return _Raise(
+        position,
+        "NoMethodError",
+        f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)",
+    )
 
 
 def run(items: list[dict], settings: EpochSettings = EpochSettings()) -> EpochResult:
@@ -200,8 +207,11 @@ def _run(items, settings, outcomes) -> EpochResult:
     for position, message in enumerate(items):
         role = message.get("role")
         if type(role) is not str:  # `m[:role].to_sym` in the count
-            raise _Raise(position, "NoMethodError", f"undefined method `to_sym' for {ruby_class(role)} "
-                                                    "(the message has no usable role)")
+            raise _Raise(
+                position,
+                "NoMethodError",
+                f"undefined method `to_sym' for {ruby_class(role)} (the message has no usable role)",
+            )
     total = sum(1 for message in items if message["role"] == "function_call_output")
     threshold, full, compacted, epoch = settings.threshold, settings.full, settings.compacted, settings.size
     if total <= threshold or (full == 0 and compacted == 0) or epoch <= 0:
@@ -295,8 +305,12 @@ def _compact_call(data: dict, position: int) -> str | None:
         if not any(v is not None and v is not False for v in arguments):
             return None  # `[].any?` is false: kept
         raise _Raise(position, "NoMethodError", "undefined method `values' for Array (arguments is an Array)", data)
-    raise _Raise(position, "NoMethodError", f"undefined method `any?' for {ruby_class(arguments)} "
-                                            "(arguments is not a Hash)", data)
+    raise _Raise(
+        position,
+        "NoMethodError",
+        f"undefined method `any?' for {ruby_class(arguments)} (arguments is not a Hash)",
+        data,
+    )
 
 
 def _to_json(data: dict, position: int) -> str:
