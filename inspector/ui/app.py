@@ -29,8 +29,9 @@ from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.settings import KEYS, Source, Thresholds
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies
+from inspector.core.scout.totals import Totals
 
 from .analysis import Replanners, edited_inspection
 from .commands import InspectorCommands
@@ -84,7 +85,7 @@ class InspectorApp(App):
         self.inspection: Inspection | None = None
         self.rows: RowModel | None = None
         self.prompt: Prompt | None = None
-        self.totals: dict | None = None
+        self.totals: Totals | None = None
         self.thresholds: Thresholds | None = None
         self.loaded_thresholds: Thresholds | None = None
         # what the prompt on screen was planned with: a failed re-plan goes back to it
@@ -259,7 +260,7 @@ class InspectorApp(App):
 
     def set_threshold(self, key: str, value: int, where: str = "in the app", delay: float | None = None) -> None:
         """One value changed by the user (typed, or a fix applied from Why): editor, sources, re-plan."""
-        self.thresholds = self.thresholds.with_value(key, value, "edited", where)
+        self.thresholds = self.thresholds.with_value(key, value, Source.EDITED, where)
         self.editor.show(self.thresholds, self.strategies)  # sources, and max_tool_outputs when it follows
         self.schedule_replan(delay)
 
@@ -540,7 +541,7 @@ class InspectorApp(App):
                 return
             thresholds = self.thresholds
             for key in KEYS:
-                thresholds = thresholds.with_value(key, result.thresholds[key], "preset", result.name)
+                thresholds = thresholds.with_value(key, result.thresholds[key], Source.PRESET, result.name)
             self.apply_thresholds(thresholds, result.strategies or self.strategies)
             self.notify(f"preset {result.name!r} loaded", markup=False)
 

@@ -23,7 +23,7 @@ from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.sweep import axis, sweep
 from inspector.core.inspection import Inspection
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.settings import KEYS, Source, Thresholds
 
 from ..messages import SweepDone, report_failure
 from .sweep_chart import COLUMNS, SweepChart
@@ -121,7 +121,7 @@ class ThresholdEditor(VerticalScroll):
         if getattr(label, "shown", None) != text:  # each update is a layout pass
             label.shown = text
             label.update(Content(text))
-        label.set_class(value.source == "edited", "-edited")
+        label.set_class(value.source == Source.EDITED, "-edited")
 
     @property
     def chart(self) -> SweepChart:
