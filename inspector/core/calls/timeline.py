@@ -122,16 +122,25 @@ def _shortened(facts: ToolFacts, index: int):
     return facts.shortened_text(p) if p is not None else None
 
 
-def _tier_slow(history: ChatHistory, number: int, index: int) -> str:
+def index_at(history: ChatHistory, number: int, index: int) -> int | None:
+    """Where message ``index`` of the whole chat is in the chat at call ``number`` (None: not there)."""
     inspection = history.at(number)
     target = history.whole.chat.messages[index]
     messages = inspection.chat.messages
-    at = index if index < len(messages) and messages[index].fields is target.fields else None
-    if at is None:
-        at = next((k for k, m in enumerate(messages) if m is target or _same(m, target)), None)
-    if at is None:
-        return d.CONSUMED
-    return inspection.prompt().tier_of(at)
+    if index < len(messages) and (messages[index] is target or messages[index].fields is target.fields):
+        return index
+    return next((k for k, m in enumerate(messages) if m is target or _same(m, target)), None)
+
+
+def decision_at(history: ChatHistory, number: int, index: int) -> d.Decision | None:
+    """The decision for message ``index`` of the whole chat at call ``number``."""
+    at = index_at(history, number, index)
+    return None if at is None else history.at(number).prompt().decision(at)
+
+
+def _tier_slow(history: ChatHistory, number: int, index: int) -> str:
+    at = index_at(history, number, index)
+    return d.CONSUMED if at is None else history.at(number).prompt().tier_of(at)
 
 
 def _same(a, b) -> bool:
