@@ -37,9 +37,9 @@ def call_rows(history: ChatHistory) -> list[dict]:
                 "index": history.response_index(call.number),
                 "line": call.line,
                 "role": call.role,
-                "messages": totals["visible_messages"],
-                "chars": totals["chars_after"],
-                **{tier: counts.get(tier, 0) for tier in TIERS},
+                "messages": totals.visible_messages,
+                "chars": totals.chars_after,
+                **{str(tier): counts.get(tier, 0) for tier in TIERS},
                 "tools": list(call.tools),
                 "raises": prompt.error.describe() if prompt.error is not None else None,
             }
