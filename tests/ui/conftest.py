@@ -41,6 +41,7 @@ def make_app():
         app = InspectorApp(path, **kwargs)
         app.animation_level = "none"
         app.detail_delay = 0  # the detail pane follows the cursor at once in tests
+        app.debounce = 0.01  # the coalescing is the same at any delay; tests need not sleep through it
         return app
 
     return factory
@@ -75,7 +76,7 @@ async def edit(app, pilot, key: str, text: str) -> None:
     await pilot.pause()
     field.value = ""
     await pilot.press(*list(text))
-    await settle(app, pilot, app.debounce + 0.1)
+    await settle(app, pilot, app.debounce + 0.05)
 
 
 def view_lines(app) -> list[str]:
@@ -110,3 +111,10 @@ def screen_text(app) -> str:
 def split(line: str) -> tuple[str, str]:
     left, _, right = line.partition("│")
     return left, right
+
+
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.ui)

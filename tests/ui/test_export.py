@@ -2,29 +2,30 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import tempfile
 from pathlib import Path
 
+import pytest
+
+from inspector.cli.main import main
 from inspector.ui.screens.confirm import ConfirmScreen
 from inspector.ui.screens.export import ExportScreen
 
 from .conftest import DEMO, edit, settle
 
-ROOT = Path(__file__).parents[2]
+
+@pytest.fixture(autouse=True)
+def no_threshold_environment(monkeypatch):
+    for name in ("FULL_TOOL_CALLS", "FULL_TOOL_OUTPUTS", "MAX_TOOL_CALLS", "MAX_TOOL_OUTPUTS", "MAX_TOOL_CHARS"):
+        monkeypatch.delenv(name, raising=False)
 
 
 def cli(*args: str) -> bytes:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FULL_TOOL", "MAX_TOOL"))}
-    out = subprocess.run(
-        [sys.executable, "-m", "inspector", *args, "--no-scout-config"],
-        capture_output=True,
-        check=True,
-        cwd=ROOT,
-        env=env,
-    )
-    return out.stdout
+    """The headless command's output, run in process (``-o`` writes it to a file, as a pipe would get it)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "out"
+        assert main([*args, "--no-scout-config", "-o", str(out)]) == 0
+        return out.read_bytes()
 
 
 async def open_export(app, pilot) -> ExportScreen:

@@ -108,7 +108,7 @@ async def test_editor_toggles_and_typing_q_stays_text(make_app):
         await pilot.pause()
         assert app.editor.has_class("-open") and app.focused.id == "th-full_tool_calls"
         await pilot.press("end", "q")  # q is text in an input, not quit
-        await settle(app, pilot, app.debounce + 0.1)
+        await settle(app, pilot, app.debounce + 0.05)
         assert app.is_running and app.focused.has_class("-invalid")
         await pilot.press("t")  # t is typed too; Esc leaves the input
         await pilot.press("escape")
