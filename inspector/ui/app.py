@@ -14,7 +14,7 @@ import time
 from bisect import bisect_left
 from pathlib import Path
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
@@ -53,6 +53,7 @@ from .widgets.summary import Banner, StatusLine, SummaryBar
 from .widgets.thresholds import CHAT_CHOICE, ThresholdEditor
 
 NEEDS_CHAT = {a.action for a in APP_ACTIONS} - {"quit", "help", "reload", "notes"}
+QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
 
 
@@ -101,6 +102,21 @@ class InspectorApp(App):
         self._detail_timer: Timer | None = None
         self.strategy_choices = [CHAT_CHOICE, *known_strategies()]
         self.notices: list[str] = []  # every notification's text, oldest first (tests read it)
+        self.early_keys: list[events.Key] = []  # typed before the chat was on screen; replayed after
+
+    async def on_event(self, event: events.Event) -> None:
+        # Keys typed while the first load runs would find nothing to act on and be lost: keep them
+        # (quitting still works at once) and replay them, in order, once the rows are on screen.
+        if (
+            isinstance(event, events.Key)
+            and self.rows is None
+            and self.load_error is None
+            and event.key not in QUIT_KEYS
+            and len(self.screen_stack) == 1
+        ):
+            self.early_keys.append(event)
+            return
+        await super().on_event(event)
 
     def notify(self, message: str, **kwargs) -> None:
         self.notices.append(message)
@@ -178,6 +194,9 @@ class InspectorApp(App):
         self.editor.show(self.thresholds, self.strategies)
         self._show_summary()
         self.refresh_bindings()  # actions that needed a chat are now available
+        early, self.early_keys = self.early_keys, []
+        for key in early:
+            self.post_message(events.Key(key.key, key.character))
         if self.view.search_query:
             self.view.search(self.view.search_query)
         self.analysis_refresh()
@@ -256,12 +275,21 @@ class InspectorApp(App):
     def _edited(self, event: ThresholdEditor.Edited) -> None:
         if self.thresholds is None or self.thresholds[event.key] == event.value:
             return
-        self.set_threshold(event.key, event.value)
+        self.set_threshold(event.key, event.value, typed=True)
 
-    def set_threshold(self, key: str, value: int, where: str = "in the app", delay: float | None = None) -> None:
+    @on(ThresholdEditor.Leave)
+    def _leave_editor(self, event: ThresholdEditor.Leave) -> None:
+        if event.close:
+            self.editor.remove_class("-open")
+        self.view.focus()
+
+    def set_threshold(
+        self, key: str, value: int, where: str = "in the app", delay: float | None = None, typed: bool = False
+    ) -> None:
         """One value changed by the user (typed, or a fix applied from Why): editor, sources, re-plan."""
         self.thresholds = self.thresholds.with_value(key, value, Source.EDITED, where)
-        self.editor.show(self.thresholds, self.strategies)  # sources, and max_tool_outputs when it follows
+        # sources, and max_tool_outputs when it follows; the field being typed in keeps its text
+        self.editor.show(self.thresholds, self.strategies, typing=key if typed else None)
         self.schedule_replan(delay)
 
     @on(ThresholdEditor.StrategiesPicked)
@@ -515,13 +543,12 @@ class InspectorApp(App):
 
     # -- thresholds, strategies, presets ---------------------------------------------
     def action_thresholds(self) -> None:
+        """Open the editor and move into it; from inside it (its own t binding) t closes it."""
         editor = self.editor
-        if editor.has_class("-open"):
-            editor.remove_class("-open")
-            self.view.focus()
-            return
         editor.add_class("-open")
-        self.call_after_refresh(lambda: self.editor.query_one(f"#th-{KEYS[0]}").focus())
+        if not editor.has_focus_within:
+            field = editor.query_one(f"#th-{editor.chart_key}")
+            self.call_after_refresh(field.focus)
 
     def action_cycle_strategies(self) -> None:
         current = self.strategies if self.strategies is not None else CHAT_CHOICE

@@ -31,7 +31,9 @@ APP_ACTIONS = (
     Action("g", "goto", "Go to #", "go to a message number (the # column)"),
     Action("f", "filter", "Filter", "filter rows by tier and role"),
     Action("F", "clear_filter", "Clear filter", "show every row again"),
-    Action("t", "thresholds", "Thresholds", "show/hide the threshold editor (Esc returns to the list)", True),
+    Action(
+        "t", "thresholds", "Thresholds", "move into the threshold editor; t inside closes it, Esc leaves it open", True
+    ),
     Action("s", "cycle_strategies", "Strategies", "switch the strategy list (shorten_tools, none, ...)"),
     Action("u", "reset_thresholds", "Reset", "reset thresholds and strategies to the loaded values"),
     Action("p", "presets", "Presets", "save or load a named threshold set"),

@@ -110,9 +110,11 @@ async def test_editor_toggles_and_typing_q_stays_text(make_app):
         await pilot.press("end", "q")  # q is text in an input, not quit
         await settle(app, pilot, app.debounce + 0.05)
         assert app.is_running and app.focused.has_class("-invalid")
-        await pilot.press("t")  # t is typed too; Esc leaves the input
-        await pilot.press("escape")
-        assert app.focused is app.view
-        await pilot.press("t")  # from the list, t closes the open editor
+        await pilot.press("escape")  # Esc leaves the input, the editor stays open
+        assert app.focused is app.view and app.editor.has_class("-open")
+        await pilot.press("t")  # from the list, t moves back into the open editor
+        await pilot.pause()
+        assert app.focused.id == "th-full_tool_calls"
+        await pilot.press("t")  # inside it, t closes it (it is never typed)
         await pilot.pause()
         assert not app.editor.has_class("-open") and app.focused is app.view

@@ -71,6 +71,7 @@ class ExportScreen(Dialog):
         self.kind, self.fmt = (event.pressed.name or "prepare:json").split(":", 1)
         if untouched:  # follow the format unless the user typed a name of their own
             path.value = default_path(self.source, self.kind, self.fmt)
+            path.cursor_position = len(path.value)  # typing goes on at the end, not where the old name ended
 
     def say(self, text: str, error: bool = False) -> None:
         message = self.query_one("#export-message", Static)

@@ -38,6 +38,13 @@ def parse_value(text: str) -> int | None:
     return int(text.strip().replace("_", ""))
 
 
+class ThresholdField(Input):
+    """A threshold's text field: digits only, so ``t`` is free to close the editor (help says so)."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return key != "t" and super().check_consume_key(key, character)
+
+
 class ThresholdEditor(VerticalScroll):
     DEFAULT_CSS = """
     ThresholdEditor { width: 38; dock: right; border-left: vkey $panel-lighten-2; padding: 0 1; display: none; }
@@ -51,7 +58,11 @@ class ThresholdEditor(VerticalScroll):
     ThresholdEditor Horizontal { height: auto; margin-top: 1; }
     ThresholdEditor Select { margin-top: 1; }
     """
-    BINDINGS = [Binding("escape", "app.focus_list", "Back to list", show=False)]
+    BINDINGS = [
+        Binding("escape", "leave", "Back to list", show=False),
+        # priority: a field would otherwise take t as text (the fields hold digits only)
+        Binding("t", "leave(True)", "Close the editor", show=False, priority=True),
+    ]
 
     @dataclass
     class Edited(Message):
@@ -68,6 +79,12 @@ class ThresholdEditor(VerticalScroll):
 
         key: str
 
+    @dataclass
+    class Leave(Message):
+        """Esc (back to the list, the editor stays open) or t (close it)."""
+
+        close: bool
+
     class ResetPressed(Message):
         """The Reset button: the App puts back the loaded values."""
 
@@ -81,7 +98,7 @@ class ThresholdEditor(VerticalScroll):
         yield Static(Content("Thresholds"), classes="title")
         for key in KEYS:
             yield Label(Content(key))
-            yield Input(
+            yield ThresholdField(
                 id=f"th-{key}",
                 validators=[Regex(f"^{NUMBER}$", failure_description="a whole number")],
                 valid_empty=False,
@@ -97,15 +114,21 @@ class ThresholdEditor(VerticalScroll):
         with Horizontal():
             yield Button("Reset", id="reset", tooltip="back to the values loaded (u)")
 
-    def show(self, thresholds: Thresholds, strategies: str | None) -> None:
-        """Put values in without reporting them as edits."""
+    def show(self, thresholds: Thresholds, strategies: str | None, typing: str | None = None) -> None:
+        """Put values in without reporting them as edits.
+
+        ``typing``: the key whose field the user is typing in. Its text is left alone: the
+        value reported a moment ago may be older than what is in the field by now (keys
+        typed in a burst), and writing it back would eat or reorder the newer keys.
+        """
         with self.prevent(Input.Changed, Select.Changed):
             for key in KEYS:
                 field = self.query_one(f"#th-{key}", Input)
-                text = str(thresholds[key])
-                if parse_value(field.value) != thresholds[key]:
-                    field.value = text
-                field.set_class(False, "-invalid")
+                if key != typing:
+                    if parse_value(field.value) != thresholds[key]:
+                        field.value = str(thresholds[key])
+                        field.cursor_position = len(field.value)
+                    field.set_class(False, "-invalid")
                 self.show_source(key, thresholds)
             select = self.query_one("#strategies", Select)
             choice = strategies if strategies is not None else CHAT_CHOICE
@@ -113,6 +136,9 @@ class ThresholdEditor(VerticalScroll):
                 self.strategy_choices.append(choice)
                 select.set_options([(c, c) for c in self.strategy_choices])
             select.value = choice
+
+    def action_leave(self, close: bool = False) -> None:
+        self.post_message(self.Leave(close))
 
     def show_source(self, key: str, thresholds: Thresholds) -> None:
         value = thresholds.values[key]

@@ -1,0 +1,120 @@
+"""Keys typed in a burst (a fast typist, a paste through the terminal, keys during start-up) all arrive, in order."""
+
+from __future__ import annotations
+
+import time
+
+from textual import events
+from textual.widgets import Input
+
+from inspector.ui.screens.export import ExportScreen
+from inspector.ui.widgets.thresholds import ThresholdEditor
+
+from .conftest import settle
+
+
+async def test_a_burst_in_a_threshold_field_leaves_exactly_what_was_typed(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        field = app.editor.query_one("#th-full_tool_calls")
+        assert app.focused is field
+        # one call, no await between the keys: each edit is reported while the next keys are queued
+        field.value = ""
+        await pilot.press(*"123456", *["backspace"] * 6, *"150000")
+        await settle(app, pilot, app.debounce + 0.05)
+        assert field.value == "150000"
+        assert app.thresholds["full_tool_calls"] == 150_000
+        await pilot.press(*["backspace"] * 6, *"20")
+        await settle(app, pilot, app.debounce + 0.05)
+        assert field.value == "20" and app.thresholds["full_tool_calls"] == 20
+
+
+async def test_keys_posted_back_to_back_as_events_arrive_in_order(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        field = app.editor.query_one("#th-max_tool_chars")
+        field.focus()
+        await pilot.pause()
+        field.value = ""
+        for char in "31415":  # queued without yielding to the app in between
+            app.post_message(events.Key(char, char))
+        await settle(app, pilot, app.debounce + 0.05)
+        assert field.value == "31415" and app.thresholds["max_tool_chars"] == 31_415
+
+
+async def test_a_late_edit_report_does_not_overwrite_newer_keys(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        field = app.editor.query_one("#th-full_tool_calls")
+        # A burst, step by step in the order the messages meet: "1" and "5" are typed, then the
+        # report of the "1" reaches the app, then "0" is typed, then the report of the "15".
+        with field.prevent(Input.Changed):
+            field.value = "15"
+            field.cursor_position = 2
+        await pilot.pause()
+        app.post_message(ThresholdEditor.Edited("full_tool_calls", 1))
+        await pilot.pause()
+        field.post_message(events.Key("0", "0"))
+        app.post_message(ThresholdEditor.Edited("full_tool_calls", 15))
+        await settle(app, pilot, app.debounce + 0.05)
+        assert field.value == "150" and app.thresholds["full_tool_calls"] == 150
+
+
+async def test_t_inside_a_field_closes_the_editor_and_t_from_the_list_moves_in(make_app):
+    app = make_app()
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(app, pilot)
+        assert app.editor.has_class("-open") and app.focused is app.view  # wide: open from the start
+        await pilot.press("t")  # the first t moves into it
+        await pilot.pause()
+        assert app.focused.id == "th-full_tool_calls"
+        await pilot.press("t")  # t is not typed: it closes the editor
+        await pilot.pause()
+        assert not app.editor.has_class("-open") and app.focused is app.view
+        assert app.editor.query_one("#th-full_tool_calls").value == "0"
+
+
+async def test_typing_after_picking_another_format_appends_to_the_new_name(make_app, tmp_path):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+        screen.query_one("#what").focus()
+        await pilot.press("down", "enter", "tab", *"-v2")  # the jsonl printer, then into the path
+        await pilot.pause()
+        assert screen.query_one("#path").value == "debug_session.prompt.jsonl-v2"
+        await pilot.press("ctrl+u", *"exp/responses.json")
+        await pilot.pause()
+        assert screen.query_one("#path").value == "exp/responses.json"
+
+
+async def test_keys_pressed_while_the_chat_loads_are_replayed_in_order(make_app, monkeypatch):
+    import inspector.ui.app as app_module
+
+    opened = app_module.open_inspection
+
+    def slow_open(*args, **kwargs):
+        time.sleep(0.5)  # a big chat: the user is typing before the rows are there
+        return opened(*args, **kwargs)
+
+    monkeypatch.setattr(app_module, "open_inspection", slow_open)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key in "Gkk":  # before the first row is painted, back to back
+            app.post_message(events.Key(key, key))
+        assert app.rows is None
+        await settle(app, pilot, 0.6)
+        assert app.view.current_row == 113
+        assert "row 113" in app.query_one("#status").text
