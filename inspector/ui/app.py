@@ -438,7 +438,9 @@ class InspectorApp(App):
         if row is None or self.rows is None:
             pane.show(None, "No row selected." if self.rows is not None else pane.text)
             return
-        pane.show(row, detail_text(self.rows, self.prompt, self.thresholds, row))
+        view = self.view
+        query = view.search_query if row in view.hits else ""
+        pane.show(row, detail_text(self.rows, self.prompt, self.thresholds, row), query)
         pane.border_title = f"detail · #{row}"
 
     # -- navigation -------------------------------------------------------------------
@@ -484,6 +486,7 @@ class InspectorApp(App):
     def action_search(self) -> None:
         self.query_one(PromptBar).open("search", self.view.search_query)
 
+    @on(DetailPane.Leave)
     @on(PromptBar.Closed)
     def _prompt_closed(self) -> None:
         self.view.focus()
@@ -505,6 +508,7 @@ class InspectorApp(App):
 
     @on(DualColumnView.Searched)
     def _searched(self, event: DualColumnView.Searched) -> None:
+        self._schedule_detail(0)  # the hit in the detail pane is selected (or the selection cleared)
         if event.query and not event.hits:
             self.notify(f"no match for {event.query!r}", severity="warning", markup=False)
         elif event.hits and not event.landed:

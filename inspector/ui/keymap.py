@@ -62,6 +62,7 @@ OTHER_KEYS = (
     ("Esc", "close a dialog or the search bar; leave an input or the detail pane"),
     ("Tab, shift+Tab", "move between the list, the detail pane and the threshold editor"),
     ("ctrl+p", "command palette: every action, themes, go to message N"),
+    ("in the detail", "Home/End (G) either end · o the original · v the model-visible part · Esc back"),
     ("mouse", "click a row to select it; the wheel scrolls"),
     ("in Why (w)", "Enter or 1-9 applies a fix (Enter on an occurrence jumps to it); i ignore case, x regex;"),
     ("", "Esc stops a running fix search, Esc again closes"),

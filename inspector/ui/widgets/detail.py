@@ -1,36 +1,97 @@
 """The detail pane: the selected message in full, in a read-only, wrapping, virtualised TextArea.
 
 A TextArea renders only what is on screen, so a 2 MB tool output opens quickly; the
-text comes from core.detail already sanitized.
+text comes from core.detail already sanitized. Home/End (G) go to either end, o and v
+to the original and the model-visible parts (the model-visible part of a long cut
+message sits far below its original), and a search hit in the message is selected.
 """
 
 from __future__ import annotations
 
+from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Selection
+
+from inspector.core.present.detail import RULE
+
+SECTIONS = {"original": f"{RULE} original", "visible": f"{RULE} model-visible"}
 
 
 class DetailPane(TextArea):
     DEFAULT_CSS = """
-    DetailPane { border: round $panel-lighten-2; border-title-color: $text-muted; }
+    DetailPane { border: round $panel-lighten-2; border-title-color: $text-muted; border-subtitle-color: $text-muted; }
     DetailPane:focus { border: round $accent; }
     """
+    BINDINGS = [
+        Binding("escape", "leave", "Back to list", show=False),
+        Binding("home", "top", "Top", show=False),
+        Binding("end,G", "bottom", "Bottom", show=False),
+        Binding("o", "section('original')", "Original", show=False),
+        Binding("v", "section('visible')", "Model-visible", show=False),
+    ]
 
     def __init__(self, **kwargs):
         super().__init__("", read_only=True, soft_wrap=True, show_line_numbers=False, **kwargs)
         self.border_title = "detail"
+        self.border_subtitle = "Enter: into it · o original · v model-visible · Home/End"
         self.shown_row: int | None = None
+        self.shown_query = ""
 
     # Wrapping costs about 0.3 s per million characters on the UI thread: past this, show the start.
     LIMIT = 400_000
 
-    def show(self, row: int | None, text: str) -> None:
+    def show(self, row: int | None, text: str, query: str = "") -> None:
+        """``query``: the search in force when this row is one of its hits (selected and scrolled to)."""
         if len(text) > self.LIMIT:
             text = (
                 text[: self.LIMIT] + f"\n\n… {len(text) - self.LIMIT:,} more characters not shown here: "
                 "y copies the whole original, e exports the prompt"
             )
-        if row == self.shown_row and text == self.text:
+        if row == self.shown_row and text == self.text and query == self.shown_query:
             return  # a re-plan that did not change this message: keep the scroll position
-        self.shown_row = row
+        self.shown_row, self.shown_query = row, query
         self.load_text(text)
-        self.scroll_to(0, 0, animate=False)
+        if not (query and self.select_text(query)):
+            self.move_cursor((0, 0))
+            self.scroll_to(0, 0, animate=False)
+
+    def section_line(self, section: str) -> int | None:
+        """The line where the original (``original``) or model-visible (``visible``) part starts."""
+        marker = SECTIONS[section]
+        return next((i for i, line in enumerate(self.text.split("\n")) if line.startswith(marker)), None)
+
+    def select_text(self, query: str) -> bool:
+        """Select the first occurrence of ``query`` (any case) in the original part and scroll to it."""
+        lines = self.text.split("\n")
+        start = self.section_line("original") or 0
+        needle = query.lower()
+        for number in range(start + 1, len(lines)):
+            column = lines[number].lower().find(needle)
+            if column >= 0:
+                self.selection = Selection((number, column), (number, column + len(query)))
+                self.scroll_cursor_visible(center=True, animate=False)
+                return True
+        return False
+
+    class Leave(Message):
+        """Esc: back to the list."""
+
+    def action_leave(self) -> None:
+        self.post_message(self.Leave())
+
+    def action_top(self) -> None:
+        self.move_cursor((0, 0))
+        self.scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.move_cursor(self.document.end)
+        self.scroll_end(animate=False)
+
+    def action_section(self, section: str) -> None:
+        line = self.section_line(section)
+        if line is None:
+            self.notify(f"this message has no {'original' if section == 'original' else 'model-visible'} part")
+            return
+        self.move_cursor((line, 0))
+        self.scroll_to(y=self.wrapped_document.location_to_offset((line, 0)).y, animate=False)
