@@ -15,6 +15,7 @@ from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual import events, on, work
 from textual.cache import LRUCache
+from textual.color import Color
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -27,6 +28,7 @@ from inspector.core.present.search import find_rows
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 
+from ..contrast import readable
 from ..keymap import VIEW_ACTIONS, bindings
 from ..messages import SearchDone, report_failure
 from ..searching import next_hit
@@ -40,6 +42,9 @@ LABELS = {
     d.ERROR: "error",
     d.UNDECIDED: "not reached",
 }
+
+
+TEXT_PARTS = ("full", "truncated", "dropped", "consumed", "error", "undecided", "gutter", "role", "tool")
 
 
 def fit(text: str, width: int) -> str:
@@ -82,16 +87,16 @@ class DualColumnView(ScrollView, can_focus=True):
         background: $surface;
         overflow-x: hidden;
         & > .dual--full { color: $text; }
-        & > .dual--truncated { color: $warning; }
+        & > .dual--truncated { color: $text-warning; }
         & > .dual--dropped { color: $text-muted; }
-        & > .dual--consumed { color: $secondary; text-style: italic; }
-        & > .dual--error { color: $error; text-style: bold; }
-        & > .dual--undecided { color: $text-disabled; }
+        & > .dual--consumed { color: $text-secondary; text-style: italic; }
+        & > .dual--error { color: $text-error; text-style: bold; }
+        & > .dual--undecided { color: $text-muted; text-style: italic; }
         & > .dual--struck { text-style: strike; }
         & > .dual--cursor { background: $accent 25%; }
         & > .dual--gutter { color: $text-muted; }
         & > .dual--role { text-style: bold; }
-        & > .dual--tool { color: $accent; }
+        & > .dual--tool { color: $text-primary; }
         & > .dual--hit { background: $primary 20%; }
         & > .dual--divider { color: $panel-lighten-2; }
     }
@@ -274,13 +279,24 @@ class DualColumnView(ScrollView, can_focus=True):
         self._cache.clear()
         self.virtual_size = Size(0, self.count)
 
-    def _styles(self) -> dict[str, RichStyle]:
-        """Foreground parts of the component styles, computed once per theme."""
+    def part_styles(self) -> dict[str, RichStyle]:
+        """Foreground parts of the component styles, computed once per theme, each readable (contrast.py)."""
         if self._style_map is None:
             get = self.get_component_rich_style
             styles = {name.removeprefix("dual--"): _fg(get(name)) for name in self.COMPONENT_CLASSES}
             styles["cursor"] = RichStyle(bgcolor=get("dual--cursor").bgcolor)
             styles["hit"] = RichStyle(bgcolor=get("dual--hit").bgcolor)
+            base = self.rich_style
+            background = base.bgcolor
+            if not (base.color is None or base.color.is_default or background is None or background.is_default):
+                # (an ANSI theme leaves colours to the terminal)
+                ground = Color.from_rich_color(background)
+                text, grounds = ground.get_contrast_text(1.0), [ground]  # white on dark, black on light
+                for part in TEXT_PARTS:
+                    colour = styles[part].color
+                    if colour is not None and not colour.is_default:
+                        fixed = readable(Color.from_rich_color(colour), grounds, text)
+                        styles[part] = styles[part] + RichStyle(color=fixed.rich_color)
             self._style_map = styles
         return self._style_map
 
@@ -302,7 +318,7 @@ class DualColumnView(ScrollView, can_focus=True):
         rows = self.rows
         tier, right_text = rows.right(row, self.prompt)
         role, tool, preview = rows.left(row)
-        styles = self._styles()
+        styles = self.part_styles()
         base = self.rich_style
         if is_cursor or is_hit:
             # only the background: the tier colours must survive under the cursor

@@ -54,7 +54,7 @@ class ThresholdEditor(VerticalScroll):
     ThresholdEditor Input:focus { border: none; background: $accent 30%; }
     ThresholdEditor Input.-invalid, ThresholdEditor Input.-invalid:focus { border: none; background: $error 40%; }
     ThresholdEditor .source { color: $text-muted; height: auto; }
-    ThresholdEditor .source.-edited { color: $warning; }
+    ThresholdEditor .source.-edited { color: $text-warning; }
     ThresholdEditor Horizontal { height: auto; margin-top: 1; }
     ThresholdEditor Select { margin-top: 1; }
     """
