@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from . import diff, explain, prepare, sweep, thresholds, why
 from .output import EXIT_OK, EXIT_SCOUT, PROG, fail, note, warn
@@ -16,7 +17,7 @@ COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]  # one line, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise _Usage(message)
 
 
@@ -107,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_OK
         args = build_app_parser().parse_args(argv)
         if args.version:
-            from inspector import __version__
+            from inspector import version
 
-            print(f"{PROG} {__version__}")
+            print(f"{PROG} {version()}")
             return EXIT_OK
         return _run_app(args)
     except _Usage as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from argparse import Namespace
+from collections.abc import Sequence
 from typing import Any
 
 PROG = "prompt-inspector"
@@ -41,7 +42,7 @@ def to_json(data: Any) -> str:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
 
 
-def table(header: tuple[str, ...], body: list[tuple[str, ...]], right: set[int]) -> list[str]:
+def table(header: tuple[str, ...], body: Sequence[tuple[str, ...]], right: set[int]) -> list[str]:
     widths = [max([len(h), *(len(b[i]) for b in body)]) for i, h in enumerate(header)]
     return [
         "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()

@@ -21,10 +21,11 @@ from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from inspector.core.errors import InputError, UsageError
-from inspector.core.inspection import open_inspection
+from inspector.core.inspection import Inspection, open_inspection
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
+from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS, Source, Thresholds
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies
 from inspector.core.scout.totals import Totals
@@ -76,9 +77,9 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.input_format = input_format
         self.initial_strategies = strategies
         self.strategies: str | None = strategies
-        self.inspection = None
+        self.inspection: Inspection | None = None
         self.rows: RowModel | None = None
-        self.prompt = None
+        self.prompt: Prompt | None = None
         self.totals: Totals | None = None
         self.thresholds: Thresholds | None = None
         self.loaded_thresholds: Thresholds | None = None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from inspector.core.analysis.compare import Comparison
 from inspector.core.inspection import Inspection
 from inspector.core.present.rows import RowModel
 from inspector.core.scout.prepare import Prompt
@@ -66,7 +67,7 @@ class SweepDone(Message):
 
 @dataclass
 class Compared(Message):
-    comparison: object  # core.compare.Comparison
+    comparison: Comparison
     version: int
 
     def can_replace(self, message: Message) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from inspector.core.analysis.trace import row_numbers, row_of_message
 from inspector.core.analysis.visibility import kept_ranges
@@ -50,7 +51,7 @@ class AuditFinding:
     messages: tuple[int | None, ...]  # prompt message index of each (None: a consumed message)
     line: int | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "message": self.message,
@@ -101,14 +102,14 @@ class _Tools:
             self.call_of[index] = call
 
 
-def _canonical(arguments) -> str:
+def _canonical(arguments: Any) -> str:
     try:
         return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return repr(arguments)
 
 
-def _batch_start(messages, index: int) -> int:
+def _batch_start(messages: Any, index: int) -> int:
     """The first call of the model turn that produced ``index`` (parallel calls come together)."""
     while index > 0 and messages[index - 1].fields.get("role") == "function_call":
         index -= 1
@@ -134,11 +135,11 @@ def _name(tools: _Tools, index: int) -> str:
     return str(name) if name is not None else "?"
 
 
-def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befores) -> list[AuditFinding]:
+def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befores: Any) -> list[AuditFinding]:
     messages = inspection.chat.messages
     spec = parse_spec(inspection.strategy_spec)
     values = inspection.thresholds.as_tuple()
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     prefix_prompts: dict[int, Prompt] = {}
     out = []
     for call in tools.calls:
@@ -178,7 +179,7 @@ def _sent(prompt: Prompt, index: int) -> bool:
     return prompt.tier_of(index) in (d.FULL, d.TRUNCATED)
 
 
-def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, befores) -> list[AuditFinding]:
+def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, befores: Any) -> list[AuditFinding]:
     if prompt.error is not None:
         return []  # nothing is sent at all; the error itself is the finding
     out = []
@@ -215,7 +216,7 @@ def error_ends(text: str) -> list[tuple[int, int]]:
     return sorted(set(spans))
 
 
-def _cut_errors(inspection: Inspection, prompt: Prompt, befores) -> list[AuditFinding]:
+def _cut_errors(inspection: Inspection, prompt: Prompt, befores: Any) -> list[AuditFinding]:
     if prompt.error is not None:
         return []
     facts = inspection.facts
@@ -270,7 +271,7 @@ def _consumed(inspection: Inspection, order: list[int]) -> list[AuditFinding]:
     out = []
     for (step, _before), items in groups.items():
         rows = tuple(row for row, _ in items)
-        lines = [consumed[k].message.line for _, k in items if consumed[k].message.line]
+        lines = [line for _, k in items if (line := consumed[k].message.line)]
         span = f" (lines {min(lines)}-{max(lines)})" if lines else ""
         what = "a clear" if step == "clear" else "previous_response_id"
         out.append(
@@ -286,7 +287,7 @@ def _consumed(inspection: Inspection, order: list[int]) -> list[AuditFinding]:
     return out
 
 
-def _loader(inspection: Inspection, befores) -> list[AuditFinding]:
+def _loader(inspection: Inspection, befores: Any) -> list[AuditFinding]:
     out = []
     for finding in inspection.chat.findings:
         indices = tuple(i for i in finding.indices if 0 <= i < len(inspection.chat.messages))

@@ -7,7 +7,9 @@ differs are looked at, since the same state means the same visible text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.trace import row_numbers, row_of_message
@@ -36,7 +38,7 @@ class Change:
     def delta(self) -> int:
         return self.chars_b - self.chars_a
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "index": self.row,
             "message": self.message,
@@ -62,7 +64,7 @@ class Comparison:
     def changed_keys(self) -> list[str]:
         return [k for k in KEYS if self.a[k] != self.b[k]]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "a": self.a.as_ints(),
             "b": self.b.as_ints(),
@@ -72,7 +74,7 @@ class Comparison:
         }
 
 
-def _sent(prompt: Prompt, index: int):
+def _sent(prompt: Prompt, index: int) -> Any:
     return None if prompt.error is not None else prompt.visible_content(index)
 
 
@@ -81,7 +83,8 @@ def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Rep
     pa, pb = rp.prompt(a.as_tuple()), rp.prompt(b.as_tuple())
     result = Comparison(a, b, totals_a=pa.totals(), totals_b=pb.totals())
     facts = inspection.facts
-    if rp.fast and pa.error is None and pb.error is None:
+    candidates: Iterable[int]
+    if rp.fast and pa.plan is not None and pb.plan is not None and pa.error is None and pb.error is None:
         sa, sb = pa.plan.state, pb.plan.state
         candidates = sorted(facts.order[p] for p in range(len(sa)) if sa[p] != sb[p])
     else:

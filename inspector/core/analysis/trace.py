@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.core.analysis.jsonspans import StringSpan, decoded_fields, shortenable_spans
 from inspector.core.analysis.visibility import Spot, kept_ranges, survives
@@ -48,7 +49,7 @@ class Occurrence:
     def field(self) -> str:
         return self.spot.field
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "index": self.row,
             "message": self.message,
@@ -108,7 +109,7 @@ class Trace:
         return f"{shown}: {where}; the model sees none of them."
 
 
-def compile_pattern(text: str, regex: bool = False, ignore_case: bool = False) -> re.Pattern:
+def compile_pattern(text: str, regex: bool = False, ignore_case: bool = False) -> re.Pattern[str]:
     if not text:
         raise UsageError("the text to trace is empty")
     flags = re.IGNORECASE if ignore_case else 0
@@ -118,7 +119,7 @@ def compile_pattern(text: str, regex: bool = False, ignore_case: bool = False) -
         raise UsageError(f"bad --regex {text!r}: {exc}") from None
 
 
-def _hits(pattern: re.Pattern, text: str) -> list[tuple[int, int]]:
+def _hits(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start()]
 
 
@@ -128,7 +129,9 @@ def _context(text: str, start: int, end: int) -> str:
     return ("…" if left else "") + text[left:right] + ("…" if right < len(text) else "")
 
 
-def spots_in(pattern: re.Pattern, content, parsed, kind: str) -> list[tuple[Spot, int | None, int | None, str]]:
+def spots_in(
+    pattern: re.Pattern[str], content: Any, parsed: Any, kind: str
+) -> list[tuple[Spot, int | None, int | None, str]]:
     """(spot, raw start, raw end, context) for each hit in one message's content."""
     if not isinstance(content, str):
         return []
@@ -143,8 +146,10 @@ def spots_in(pattern: re.Pattern, content, parsed, kind: str) -> list[tuple[Spot
     for name, value in fields:
         span = by_field.get(name)
         for a, b in _hits(pattern, value):
-            ra, rb = span.raw_range(a, b) if span else (None, None)
+            ra: int | None = None
+            rb: int | None = None
             if span:
+                ra, rb = span.raw_range(a, b)
                 claimed.append((ra, rb))
             out.append((Spot(name, a, b, value[a:b]), ra, rb, _context(value, a, b)))
     for ra, rb in raw_hits:
@@ -250,7 +255,7 @@ def trace(
     return result
 
 
-def _decoded_may_hit(pattern: re.Pattern, facts, index: int) -> bool:
+def _decoded_may_hit(pattern: re.Pattern[str], facts: Any, index: int) -> bool:
     """A raw miss can still be a decoded hit (an escaped quote, newline or \\u sequence)."""
     p = facts.position.get(index)
     if p is None:
@@ -259,12 +264,14 @@ def _decoded_may_hit(pattern: re.Pattern, facts, index: int) -> bool:
     return any(pattern.search(value) for _, value in decoded_fields(facts.parsed[p], kind))
 
 
-def _kind(message) -> str:
+def _kind(message: Any) -> str:
     role = message.fields.get("role")
     return "call" if role == "function_call" else "output" if role == "function_call_output" else ""
 
 
-def _why(dec: d.Decision, values, prompt: Prompt, spot: Spot, content, visible_content, visible: bool) -> str:
+def _why(
+    dec: d.Decision, values: Any, prompt: Prompt, spot: Spot, content: Any, visible_content: Any, visible: bool
+) -> str:
     rule = describe(dec, values)
     if prompt.error is not None and dec.tier not in (d.ERROR, d.UNDECIDED):
         return f"{rule}; but scout-ai raises on message {prompt.error.index}, so nothing is sent"

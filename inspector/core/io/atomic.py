@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from inspector.core.errors import InputError
@@ -16,7 +17,7 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return Path(a).resolve() == Path(b).resolve()
 
 
-def write_atomic(target: str | Path, data: bytes, protect: list[str | Path] = ()) -> Path:
+def write_atomic(target: str | Path, data: bytes, protect: Sequence[str | Path] = ()) -> Path:
     """Write ``data`` to ``target`` atomically; refuse to replace any file in ``protect``."""
     target = Path(target)
     for path in protect:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from inspector.core.inspection import Inspection
 from inspector.core.model import Consumed
@@ -14,7 +15,7 @@ from inspector.core.scout.totals import Totals
 COLUMNS = ("index", "role", "name", "id", "tier", "reason", "original_chars", "visible_chars")
 
 
-def tool_identity(parsed) -> tuple[object, object]:
+def tool_identity(parsed: Any) -> tuple[object, object]:
     """Tool name and id of a parsed call/output, old shapes included."""
     if not isinstance(parsed, dict):
         return None, None
@@ -130,7 +131,7 @@ def summary(rows: list[ExplainRow], prompt: Prompt) -> Totals:
     return prompt.totals().with_consumed(len(consumed), sum(consumed))
 
 
-def _cell(value) -> str:
+def _cell(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, str):
@@ -151,11 +152,11 @@ def summary_line(info: Totals) -> str:
     )
 
 
-def finding_lines(findings) -> list[str]:
+def finding_lines(findings: Any) -> list[str]:
     return [f"line {f.line}: {f.message}" if f.line else f.message for f in findings]
 
 
-def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, findings=()) -> str:
+def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, findings: Any = ()) -> str:
     header = ("#", "line", "role", "tool", "id", "tier", "reason", "chars", "visible")
     body = []
     for r in rows:
@@ -191,8 +192,8 @@ def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, finding
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(rows: list[ExplainRow], info: Totals, findings=()) -> str:
-    def md(value) -> str:
+def render_markdown(rows: list[ExplainRow], info: Totals, findings: Any = ()) -> str:
+    def md(value: Any) -> str:
         return _cell(value).replace("|", "\\|")
 
     lines = [

@@ -8,6 +8,7 @@ because a view shows a screenful of a 20,000-message chat.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from inspector.core.model import Chat, Consumed, Message
 from inspector.core.present.explain_report import tool_identity
@@ -22,7 +23,7 @@ ROLE_LABELS = {"function_call": "call", "function_call_output": "output"}
 PREVIEW_LIMIT = 400  # characters looked at per preview: a row never costs more than this
 
 
-def content_text(content) -> str:
+def content_text(content: Any) -> str:
     """Content as text: strings as they are, anything else as compact JSON."""
     if isinstance(content, str):
         return content
@@ -34,7 +35,7 @@ def content_text(content) -> str:
         return repr(content)
 
 
-def _preview_of_parsed(data, kind: int | None) -> str | None:
+def _preview_of_parsed(data: Any, kind: int | None) -> str | None:
     """The interesting part of a tool message: an output's content, a call's arguments."""
     if not isinstance(data, dict):
         return None
@@ -105,7 +106,7 @@ class RowModel:
         p = self.facts.position.get(ref)
         return tool_identity(self.facts.parsed[p]) if p is not None else (None, None)
 
-    def original_content(self, row: int):
+    def original_content(self, row: int) -> Any:
         return self.message(row).fields.get("content")
 
     # -- previews ----------------------------------------------------------------------
@@ -153,7 +154,7 @@ class RowModel:
             return tier, one_line(f"scout-ai raises {error.exception}" if error else "error", PREVIEW_LIMIT)
         return tier, "not reached (scout-ai raised on a newer message)"
 
-    def _visible_preview(self, index: int, visible) -> str:
+    def _visible_preview(self, index: int, visible: Any) -> str:
         if isinstance(visible, str):
             p = self.facts.position.get(index)
             kind = self.facts.kinds[p] if p is not None else None

@@ -83,7 +83,7 @@ REASON_TEXT: dict[str, str] = {
 class Decision(NamedTuple):
     """A tuple, not a frozen dataclass: a plan builds 20,000 of them in a few milliseconds."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which nothing here calls
     tier: Tier
     reason: str  # a Reason, or a consumed message's step
     outputs_counted: int | None  # function_call_output messages counted, newest first, at this point

@@ -17,6 +17,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from inspector.core.errors import InputError
 from inspector.core.model import Chat, Consumed, Finding, Message
@@ -37,7 +38,7 @@ WORKFLOW_ROLES = ("task", "inline_task", "exec_task", "job", "inline_job", "step
 
 @dataclass(slots=True)
 class Item:
-    key: tuple
+    key: tuple[Any, ...]
     message: Message
 
 
@@ -46,11 +47,13 @@ class _Work:
     """What one compile pass collects besides the messages."""
 
     chat_path: str | None
-    consumed: list[tuple[tuple, Consumed]] = field(default_factory=list)
+    consumed: list[tuple[tuple[Any, ...], Consumed]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     config: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     chain: tuple[str, ...] = ()
-    synthetic_key: tuple | None = None  # the parser's leading empty message: never in the file, never reported
+    synthetic_key: tuple[Any, ...] | None = (
+        None  # the parser's leading empty message: never in the file, never reported
+    )
 
     def consume(self, item: Item, step: str, reason: str) -> None:
         if item.key != self.synthetic_key:
@@ -205,7 +208,7 @@ def _clear(items: list[Item], work: _Work) -> list[Item]:
             kept.append(item)
     kept.reverse()
     for name, by in named:  # applied in the walk's order, the last in the file first
-        role = by.message.fields.get("role")
+        role = str(by.message.fields.get("role"))
         out = []
         for item in kept:
             if item.message.fields.get("role") == name:
@@ -376,13 +379,13 @@ def _options(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
         if role == "previous_response_id":
             sticky[role] = (content, item)
         elif role in ("option", "sticky_option"):
-            key, _, value = _text(item.message).partition(" ")
-            (plain if role == "option" else sticky)[key] = (value, item)
+            key, _, text = _text(item.message).partition(" ")
+            (plain if role == "option" else sticky)[key] = (text, item)
             kind = "option" if role == "option" else "sticky option"
             work.consume(
                 item,
                 "option",
-                f"{kind} {key}={_show(value)}" + (" (until the next assistant message)" if role == "option" else ""),
+                f"{kind} {key}={_show(text)}" + (" (until the next assistant message)" if role == "option" else ""),
             )
             continue
         elif role == "assistant":
@@ -451,7 +454,7 @@ def _note_reset(work: _Work, key: str, source: Item, assistant: Item) -> None:
         )
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
 
 

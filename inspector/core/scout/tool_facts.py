@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from itertools import accumulate
+from typing import Any
 
 import orjson
 
@@ -21,7 +22,7 @@ _TOOL_ROLES = {"function_call": CALL, "function_call_output": OUTPUT}
 NOTHING_TO_SHORTEN = -1
 
 
-def chars_of(content) -> int:
+def chars_of(content: Any) -> int:
     """Characters of a message's content as scout-ai counts them (0 when not a string)."""
     return len(content) if type(content) is str else 0
 
@@ -52,7 +53,7 @@ class ToolFacts:
         self.position = {index: p for p, index in enumerate(order)}
         self._nontool_chars: int | None = None
         self._tool_chars: int | None = None
-        self._columns = None
+        self._columns: tuple[list[int], list[str], list[tuple[int, int]]] | None = None
 
     # -- the middle band --------------------------------------------------------------
     def shortened(self, position: int) -> int:
@@ -82,10 +83,12 @@ class ToolFacts:
         else:
             self.short_text[position] = text
             self.short[position] = len(text)
-        return self.short[position]
+        short = self.short[position]
+        assert short is not None
+        return short
 
     @staticmethod
-    def _shorten(data: dict, kind: int) -> str | None:
+    def _shorten(data: dict[str, Any], kind: int) -> str | None:
         if kind == CALL:
             arguments = data.get("arguments")
             if type(arguments) is not dict:
@@ -109,7 +112,7 @@ class ToolFacts:
             new = dict(data)
             new["arguments"] = new_arguments
         else:
-            content = data.get("content")
+            content: Any = data.get("content")
             if type(content) is str:
                 short = shorten_string(content)
                 if short == content:
@@ -178,19 +181,19 @@ class ToolFacts:
         return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
 
 
-def _scan(messages, indices):
+def _scan(messages: Any, indices: Any) -> Any:
     """Classify and parse the tool messages at ``indices`` (newest first), as shorten_tools would meet them."""
     order: list[int] = []
     kinds: list[int] = []
     raw: list[int] = []
-    parsed: list = []
+    parsed: list[Any] = []
     failures: dict[int, ScoutError] = {}
     order_append, kinds_append, raw_append, parsed_append = order.append, kinds.append, raw.append, parsed.append
     fast_loads = orjson.loads
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
 
-    def fail(index, data, exception, why):
+    def fail(index: Any, data: Any, exception: Any, why: Any) -> Any:
         message = messages[index]
         failures[len(order)] = ScoutError(
             index,
@@ -262,7 +265,7 @@ class _BandError(Exception):
         self.why = why
 
 
-def ruby_class(value) -> str:
+def ruby_class(value: Any) -> str:
     if value is None:
         return "nil"
     if value is True:

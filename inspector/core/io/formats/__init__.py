@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from inspector.core.errors import InputError
 from inspector.core.io.formats import anthropic, json_array, jsonl, openai_chat, openai_responses, scout_chat
@@ -20,7 +21,7 @@ from inspector.core.scout.roles import unknown_role_findings
 FORMATS = {m.NAME: m for m in (anthropic, openai_responses, openai_chat, json_array, jsonl, scout_chat)}
 
 
-def register_format(module) -> None:
+def register_format(module: Any) -> None:
     FORMATS[module.NAME] = module
 
 
@@ -100,6 +101,7 @@ def _head(path: str | Path) -> bytes | None:
 
 def load_chat(path: str | Path, input_format: str | None = None) -> Chat:
     shown = str(path)
+    chat: Chat  # a format module's loader is not typed: its result is
     head = _head(path)
     if head is not None and input_format in (None, json_array.NAME):
         name, sniffed = (json_array.NAME, True) if input_format else _detect(head.decode("utf-8", "ignore"), shown)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import mmap
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -45,7 +46,7 @@ def element_lines(text: str) -> list[int]:
     return lines
 
 
-def load_path(path, shown: str | None) -> Chat:
+def load_path(path: Any, shown: str | None) -> Chat:
     """A large file parsed from a memory map (no copy of the file in Python); else as ``load_bytes``."""
     try:
         with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
@@ -91,9 +92,10 @@ def load(text: str, path: str | None) -> Chat:
     return _build(data, path, lambda: text)
 
 
-def _build(data, path: str | None, text) -> Chat:
+def _build(data: Any, path: str | None, text: Any) -> Chat:
     if not isinstance(data, list):
-        kind = {dict: "an object", str: "a string"}.get(type(data), type(data).__name__)
+        kinds: dict[type, str] = {dict: "an object", str: "a string"}
+        kind = kinds.get(type(data), type(data).__name__)
         raise InputError(f"expected a JSON array of messages, found {kind}", path, 1)
     messages = []
     for index, item in enumerate(data):
@@ -108,7 +110,7 @@ def _build(data, path: str | None, text) -> Chat:
 class _Locator:
     """Finds message lines on first use; ``text`` is a callable so bytes are decoded only then."""
 
-    def __init__(self, text):
+    def __init__(self, text: Any):
         self.text = text
         self.lines: list[int] | None = None
 

@@ -8,6 +8,7 @@ are filled with slice operations rather than walked.
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import Any
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
@@ -93,7 +94,7 @@ class ShortenToolsPlan:
         self.error = error
         self.final_chars = chars
         self.tool_chars_after = chars + kept_extra
-        self.counts = None
+        self.counts: dict[d.Tier, int] | None = None
 
     # -- per message ---------------------------------------------------------------------
     def position_of(self, index: int) -> int | None:
@@ -147,7 +148,7 @@ class ShortenToolsPlan:
         if state == DROP:
             return d.Decision(index, d.DROPPED, d.BEYOND_MAX, counted, before, original, 0, kind)
         if state == CUT:
-            return d.Decision(index, d.TRUNCATED, d.MIDDLE, counted, before, original, facts.short[p], kind)
+            return d.Decision(index, d.TRUNCATED, d.MIDDLE, counted, before, original, facts.shortened(p), kind)
         full_calls, full_outputs, _, _, budget = self.thresholds
         full_limit = full_outputs if kind_code == OUTPUT else full_calls
         reason = d.RECENT if counted < full_limit else d.BUDGET if before < budget else d.NOTHING
@@ -186,7 +187,7 @@ class ShortenToolsPlan:
         FULL, TRUNCATED, DROPPED, ERROR, UNDECIDED = d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED
         RECENT, BUDGET, NOTHING = d.RECENT, d.BUDGET, d.NOTHING
         detail = self.error.describe() if self.error is not None else ""
-        out: list = [None] * facts.count
+        out: list[Any] = [None] * facts.count
         after = []  # tool characters left behind by each tool position, for the messages around it
         for p, index in enumerate(order):
             code, counted, before, original = state[p], outs[p], chars_before[p], originals[index]
@@ -263,7 +264,7 @@ class ShortenToolsPlan:
             self.counts = counts
         return self.counts
 
-    def visible_content(self, index: int):
+    def visible_content(self, index: int) -> Any:
         """The content the model sees for message ``index`` (None when dropped)."""
         p = self.facts.position.get(index)
         message = self.facts.messages[index]
