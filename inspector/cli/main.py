@@ -155,8 +155,8 @@ def _run_headless(args: argparse.Namespace) -> int:
         for warning in inspection.thresholds.warnings:
             warn(warning)
         command = INSPECTING[args.command]
-        shown_in_output = args.command == "explain" and explain.shows_findings(args)
-        for finding in () if shown_in_output else inspection.chat.findings:
+        # explain lists the loader's findings in its output, in every format; the others note them here
+        for finding in () if args.command == "explain" else inspection.chat.findings:
             note(
                 f"{args.chat}:{finding.line}: {finding.message}" if finding.line else f"{args.chat}: {finding.message}"
             )

@@ -7,6 +7,8 @@ from argparse import Namespace
 from collections.abc import Sequence
 from typing import Any
 
+from inspector.core.present.export import json_text
+
 PROG = "prompt-inspector"
 EXIT_OK, EXIT_USAGE, EXIT_SCOUT = 0, 2, 3
 
@@ -37,9 +39,7 @@ def emit(args: Namespace, text: str | bytes) -> None:
 
 
 def to_json(data: Any) -> str:
-    import orjson
-
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
+    return json_text(data)
 
 
 def table(header: tuple[str, ...], body: Sequence[tuple[str, ...]], right: set[int]) -> list[str]:

@@ -26,12 +26,11 @@ from typing import Any
 from inspector.core.analysis.trace import row_numbers, row_of_message
 from inspector.core.analysis.visibility import kept_ranges
 from inspector.core.inspection import Inspection
-from inspector.core.present.explain_report import tool_identity
 from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.strategies import parse_spec
-from inspector.core.scout.tool_facts import CALL, OUTPUT
+from inspector.core.scout.tool_facts import CALL, OUTPUT, tool_identity
 
 PREFIX_REPLANS = 400  # repeated calls checked against the prompt of their time; later ones use the final prompt
 REMOVING_STEPS = ("clear", "previous_response_id")

@@ -14,7 +14,6 @@ from typing import Any
 from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.trace import row_numbers, row_of_message
 from inspector.core.inspection import Inspection
-from inspector.core.present.explain_report import tool_identity
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS, Thresholds
@@ -95,8 +94,7 @@ def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Rep
         va, vb = _sent(pa, index), _sent(pb, index)
         if tier_a == tier_b and (va is vb or va == vb):
             continue
-        p = facts.position.get(index)
-        name, ident = tool_identity(facts.parsed[p]) if p is not None else (None, None)
+        name, ident = facts.identity(index)
         message = inspection.chat.messages[index]
         result.changes.append(
             Change(

@@ -19,7 +19,6 @@ from inspector.core.analysis.jsonspans import StringSpan, decoded_fields, shorte
 from inspector.core.analysis.visibility import Spot, kept_ranges, survives
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.present.explain_report import tool_identity
 from inspector.core.present.wording import describe, describe_consumed
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
@@ -202,7 +201,7 @@ def trace(
         hits = spots_in(pattern, content, parsed, kind)
         if not hits:
             continue
-        name, ident = tool_identity(parsed)
+        name, ident = facts.identity(index)
         dec = prompt.decision(index)
         visible_content = prompt.visible_content(index) if prompt.error is None else None
         for spot, ra, rb, context in hits:

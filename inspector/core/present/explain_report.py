@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.core.analysis.audit import AuditFinding
 from inspector.core.inspection import Inspection
 from inspector.core.model import Consumed
+from inspector.core.present.sanitize import one_line
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.tool_facts import chars_of
 from inspector.core.scout.totals import Totals
 
 COLUMNS = ("index", "role", "name", "id", "tier", "reason", "original_chars", "visible_chars")
-
-
-def tool_identity(parsed: Any) -> tuple[object, object]:
-    """Tool name and id of a parsed call/output, old shapes included."""
-    if not isinstance(parsed, dict):
-        return None, None
-    name = parsed.get("name")
-    function = parsed.get("function")
-    if name is None and isinstance(function, dict):
-        name = function.get("name")
-    ident = parsed.get("id")
-    if ident is None:
-        ident = parsed.get("call_id")
-    return name, ident
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +68,7 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[ExplainRow]:
             rows.append(_consumed_row(len(rows), consumed[pending]))
             pending += 1
         dec = prompt.decision(index)
-        position = facts.position.get(index)
-        parsed = facts.parsed[position] if position is not None else None
-        name, ident = tool_identity(parsed)
+        name, ident = facts.identity(index)
         rows.append(
             ExplainRow(
                 len(rows),
@@ -213,3 +200,24 @@ def render_markdown(rows: list[ExplainRow], info: Totals, findings: Any = ()) ->
     lines.append("")
     lines.append(f"**Summary:** {summary_line(info)}")
     return "\n".join(lines) + "\n"
+
+
+def render_audit_table(findings: Sequence[AuditFinding]) -> str:
+    if not findings:
+        return "audit: no findings\n"
+    lines = [f"audit: {len(findings)} finding(s)"]
+    for f in findings:
+        rows = ", ".join(f"#{r}" for r in f.rows) or "-"
+        lines.append(f"  {f.kind:<20} {rows:<16} {one_line(f.message, 1000)}")
+    return "\n".join(lines) + "\n"
+
+
+def render_audit_markdown(findings: Sequence[AuditFinding]) -> str:
+    return (
+        "\n## Audit\n\n"
+        + "".join(
+            f"- **{f.kind}** (rows {', '.join(map(str, f.rows)) or '-'}): {one_line(f.message, 1000)}\n"
+            for f in findings
+        )
+        + ("" if findings else "No findings.\n")
+    )

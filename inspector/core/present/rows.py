@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from inspector.core.model import Chat, Consumed, Message
-from inspector.core.present.explain_report import tool_identity
 from inspector.core.present.sanitize import one_line
 from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
@@ -101,10 +100,7 @@ class RowModel:
     def tool(self, row: int) -> tuple[object, object]:
         """Tool name and id of the original message."""
         ref = self.refs[row]
-        if ref < 0:
-            return None, None
-        p = self.facts.position.get(ref)
-        return tool_identity(self.facts.parsed[p]) if p is not None else (None, None)
+        return self.facts.identity(ref) if ref >= 0 else (None, None)
 
     def original_content(self, row: int) -> Any:
         return self.message(row).fields.get("content")

@@ -27,6 +27,20 @@ def chars_of(content: Any) -> int:
     return len(content) if type(content) is str else 0
 
 
+def tool_identity(parsed: Any) -> tuple[object, object]:
+    """Tool name and id of a parsed call/output, old shapes included."""
+    if not isinstance(parsed, dict):
+        return None, None
+    name = parsed.get("name")
+    function = parsed.get("function")
+    if name is None and isinstance(function, dict):
+        name = function.get("name")
+    ident = parsed.get("id")
+    if ident is None:
+        ident = parsed.get("call_id")
+    return name, ident
+
+
 class ToolFacts:
     """Tool messages of one list, newest first, with their lengths and parsed JSON."""
 
@@ -54,6 +68,11 @@ class ToolFacts:
         self._nontool_chars: int | None = None
         self._tool_chars: int | None = None
         self._columns: tuple[list[int], list[str], list[tuple[int, int]]] | None = None
+
+    def identity(self, index: int) -> tuple[object, object]:
+        """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
+        p = self.position.get(index)
+        return tool_identity(self.parsed[p]) if p is not None else (None, None)
 
     # -- the middle band --------------------------------------------------------------
     def shortened(self, position: int) -> int:
