@@ -23,9 +23,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.core.analysis.trace import row_numbers, row_of_message
 from inspector.core.analysis.visibility import kept_ranges
 from inspector.core.inspection import Inspection
+from inspector.core.numbering import RowNumbers
 from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt, prepare_prompt
@@ -117,14 +117,14 @@ def _batch_start(messages: Any, index: int) -> int:
 
 def audit(inspection: Inspection, prompt: Prompt | None = None) -> list[AuditFinding]:
     prompt = prompt or inspection.prompt()
-    befores, order = row_numbers(inspection)
+    numbers = RowNumbers.of(inspection.chat)
     tools = _Tools(inspection)
     findings: list[AuditFinding] = []
-    findings += _repeated_calls(inspection, prompt, tools, befores)
-    findings += _split_pairs(inspection, prompt, tools, befores)
-    findings += _cut_errors(inspection, prompt, befores)
-    findings += _consumed(inspection, order)
-    findings += _loader(inspection, befores)
+    findings += _repeated_calls(inspection, prompt, tools, numbers)
+    findings += _split_pairs(inspection, prompt, tools, numbers)
+    findings += _cut_errors(inspection, prompt, numbers)
+    findings += _consumed(inspection, numbers)
+    findings += _loader(inspection, numbers)
     findings.sort(key=lambda f: (f.rows[0] if f.rows else -1, f.kind))
     return findings
 
@@ -134,7 +134,7 @@ def _name(tools: _Tools, index: int) -> str:
     return str(name) if name is not None else "?"
 
 
-def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befores: Any) -> list[AuditFinding]:
+def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers) -> list[AuditFinding]:
     messages = inspection.chat.messages
     spec = parse_spec(inspection.strategy_spec)
     values = inspection.thresholds.as_tuple()
@@ -166,7 +166,7 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befor
                 "repeated_call",
                 f"message {call} repeats the {_name(tools, call)} call of message {earlier} with the same arguments; "
                 f"the earlier result (message {answer}) was {tier} {when}",
-                tuple(row_of_message(befores, i) for i in involved),
+                tuple(numbers.row_of_message(i) for i in involved),
                 involved,
                 inspection.chat.line_of(call),
             )
@@ -178,7 +178,7 @@ def _sent(prompt: Prompt, index: int) -> bool:
     return prompt.tier_of(index) in (d.FULL, d.TRUNCATED)
 
 
-def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, befores: Any) -> list[AuditFinding]:
+def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers) -> list[AuditFinding]:
     if prompt.error is not None:
         return []  # nothing is sent at all; the error itself is the finding
     out = []
@@ -201,7 +201,7 @@ def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, befores:
         involved = (call, answer)
         out.append(
             AuditFinding(
-                kind, text, tuple(row_of_message(befores, i) for i in involved), involved, inspection.chat.line_of(call)
+                kind, text, tuple(numbers.row_of_message(i) for i in involved), involved, inspection.chat.line_of(call)
             )
         )
     return out
@@ -215,7 +215,7 @@ def error_ends(text: str) -> list[tuple[int, int]]:
     return sorted(set(spans))
 
 
-def _cut_errors(inspection: Inspection, prompt: Prompt, befores: Any) -> list[AuditFinding]:
+def _cut_errors(inspection: Inspection, prompt: Prompt, numbers: RowNumbers) -> list[AuditFinding]:
     if prompt.error is not None:
         return []
     facts = inspection.facts
@@ -251,7 +251,7 @@ def _cut_errors(inspection: Inspection, prompt: Prompt, befores: Any) -> list[Au
                 "cut_error",
                 f"the {name} output (message {index}) is truncated and the cut (characters {head:,}-{tail:,} of "
                 f"{len(original):,}) removed the end of {len(lost)} error report(s); first: {first!r}",
-                (row_of_message(befores, index),),
+                (numbers.row_of_message(index),),
                 (index,),
                 inspection.chat.line_of(index),
             )
@@ -259,14 +259,14 @@ def _cut_errors(inspection: Inspection, prompt: Prompt, befores: Any) -> list[Au
     return out
 
 
-def _consumed(inspection: Inspection, order: list[int]) -> list[AuditFinding]:
+def _consumed(inspection: Inspection, numbers: RowNumbers) -> list[AuditFinding]:
     consumed = inspection.chat.consumed
     groups: dict[tuple[str, int], list[tuple[int, int]]] = {}
-    for rank, k in enumerate(order):
+    for rank, k in enumerate(numbers.consumed_order):
         item = consumed[k]
         # the directive line itself is not an earlier turn (a plain previous_response_id is just removed)
         if item.step in REMOVING_STEPS and item.message.fields.get("role") not in REMOVING_STEPS:
-            groups.setdefault((item.step, item.before), []).append((item.before + rank, k))
+            groups.setdefault((item.step, item.before), []).append((numbers.row_of_consumed(rank), k))
     out = []
     for (step, _before), items in groups.items():
         rows = tuple(row for row, _ in items)
@@ -286,7 +286,7 @@ def _consumed(inspection: Inspection, order: list[int]) -> list[AuditFinding]:
     return out
 
 
-def _loader(inspection: Inspection, befores: Any) -> list[AuditFinding]:
+def _loader(inspection: Inspection, numbers: RowNumbers) -> list[AuditFinding]:
     out = []
     for finding in inspection.chat.findings:
         indices = tuple(i for i in finding.indices if 0 <= i < len(inspection.chat.messages))
@@ -294,7 +294,7 @@ def _loader(inspection: Inspection, befores: Any) -> list[AuditFinding]:
             AuditFinding(
                 f"loader_{finding.kind}",
                 finding.message,
-                tuple(row_of_message(befores, i) for i in indices),
+                tuple(numbers.row_of_message(i) for i in indices),
                 indices,
                 finding.line,
             )

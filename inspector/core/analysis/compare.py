@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.core.analysis.replan import Replanner
-from inspector.core.analysis.trace import row_numbers, row_of_message
 from inspector.core.inspection import Inspection
+from inspector.core.numbering import RowNumbers
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS, Thresholds
@@ -88,7 +88,7 @@ def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Rep
         candidates = sorted(facts.order[p] for p in range(len(sa)) if sa[p] != sb[p])
     else:
         candidates = range(len(inspection.chat.messages))
-    befores, _ = row_numbers(inspection)
+    numbers = RowNumbers.of(inspection.chat)
     for index in candidates:
         tier_a, tier_b = pa.tier_of(index), pb.tier_of(index)
         va, vb = _sent(pa, index), _sent(pb, index)
@@ -98,7 +98,7 @@ def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Rep
         message = inspection.chat.messages[index]
         result.changes.append(
             Change(
-                row_of_message(befores, index),
+                numbers.row_of_message(index),
                 index,
                 message.fields.get("role"),
                 name,

@@ -11,7 +11,6 @@ and a hit found both ways is reported once.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,9 +18,12 @@ from inspector.core.analysis.jsonspans import StringSpan, decoded_fields, shorte
 from inspector.core.analysis.visibility import Spot, kept_ranges, survives
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
+from inspector.core.numbering import RowNumbers
 from inspector.core.present.wording import describe, describe_consumed
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
+from inspector.core.scout.roles import ToolKind, tool_kind
+from inspector.core.scout.tool_facts import KIND_OF_CODE
 
 CONTEXT = 40  # characters shown either side of a hit
 
@@ -168,17 +170,6 @@ def spots_in(
     return out
 
 
-def row_numbers(inspection: Inspection) -> tuple[list[int], list[int]]:
-    """Sorted `before` of the consumed items, and their order: enough to number rows as explain does."""
-    consumed = inspection.chat.consumed
-    order = sorted(range(len(consumed)), key=lambda k: consumed[k].before)
-    return [consumed[k].before for k in order], order
-
-
-def row_of_message(befores: list[int], index: int) -> int:
-    return index + bisect_right(befores, index)
-
-
 def trace(
     inspection: Inspection, text: str, *, regex: bool = False, ignore_case: bool = False, prompt: Prompt | None = None
 ) -> Trace:
@@ -188,7 +179,7 @@ def trace(
     chat, facts = inspection.chat, inspection.facts
     result = Trace(text, regex, ignore_case, error=prompt.error.describe() if prompt.error else None)
     values = inspection.thresholds
-    befores, order = row_numbers(inspection)
+    numbers = RowNumbers.of(chat)
     for index, message in enumerate(chat.messages):
         content = message.fields.get("content")
         if not isinstance(content, str) or (
@@ -197,7 +188,7 @@ def trace(
             continue
         p = facts.position.get(index)
         parsed = facts.parsed[p] if p is not None else None
-        kind = _kind(message)
+        kind = tool_kind(message.fields.get("role"))
         hits = spots_in(pattern, content, parsed, kind)
         if not hits:
             continue
@@ -209,7 +200,7 @@ def trace(
             why = _why(dec, values, prompt, spot, content, visible_content, visible)
             result.occurrences.append(
                 Occurrence(
-                    row_of_message(befores, index),
+                    numbers.row_of_message(index),
                     index,
                     None,
                     message.fields.get("role"),
@@ -226,10 +217,10 @@ def trace(
                     context,
                 )
             )
-    for rank, k in enumerate(order):
+    for rank, k in enumerate(numbers.consumed_order):
         item = chat.consumed[k]
         content = item.message.fields.get("content")
-        row = item.before + rank  # consumed items stand before message `before`, after earlier consumed ones
+        row = numbers.row_of_consumed(rank)
         for spot, ra, rb, context in spots_in(pattern, content, None, ""):
             result.occurrences.append(
                 Occurrence(
@@ -259,13 +250,8 @@ def _decoded_may_hit(pattern: re.Pattern[str], facts: Any, index: int) -> bool:
     p = facts.position.get(index)
     if p is None:
         return False
-    kind = "output" if facts.kinds[p] == 1 else "call" if facts.kinds[p] == 0 else ""
+    kind = KIND_OF_CODE.get(facts.kinds[p], ToolKind.NONE)
     return any(pattern.search(value) for _, value in decoded_fields(facts.parsed[p], kind))
-
-
-def _kind(message: Any) -> str:
-    role = message.fields.get("role")
-    return "call" if role == "function_call" else "output" if role == "function_call_output" else ""
 
 
 def _why(

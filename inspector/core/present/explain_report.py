@@ -9,6 +9,7 @@ from typing import Any
 from inspector.core.analysis.audit import AuditFinding
 from inspector.core.inspection import Inspection
 from inspector.core.model import Consumed
+from inspector.core.numbering import RowNumbers
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
@@ -60,13 +61,12 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[ExplainRow]:
     """Rows in original order: consumed messages stand where they were in the file."""
     chat = inspection.chat
     facts = inspection.facts
-    consumed = sorted(chat.consumed, key=lambda c: c.before)
     rows: list[ExplainRow] = []
-    pending = 0
-    for index, message in enumerate(chat.messages):
-        while pending < len(consumed) and consumed[pending].before <= index:
-            rows.append(_consumed_row(len(rows), consumed[pending]))
-            pending += 1
+    for ref in RowNumbers.of(chat).refs:
+        if ref < 0:
+            rows.append(_consumed_row(len(rows), chat.consumed[-ref - 1]))
+            continue
+        index, message = ref, chat.messages[ref]
         dec = prompt.decision(index)
         name, ident = facts.identity(index)
         rows.append(
@@ -86,9 +86,6 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[ExplainRow]:
                 dec.detail or None,
             )
         )
-    while pending < len(consumed):
-        rows.append(_consumed_row(len(rows), consumed[pending]))
-        pending += 1
     return rows
 
 

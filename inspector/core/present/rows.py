@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from inspector.core.model import Chat, Consumed, Message
+from inspector.core.numbering import RowNumbers
 from inspector.core.present.sanitize import one_line
 from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
@@ -52,20 +53,8 @@ class RowModel:
     def __init__(self, chat: Chat, facts: ToolFacts):
         self.chat = chat
         self.facts = facts
-        refs: list[int] = []  # >= 0: message index; < 0: -(k + 1) for chat.consumed[k]
-        consumed = sorted(range(len(chat.consumed)), key=lambda k: chat.consumed[k].before)
-        pending = 0
-        for index in range(len(chat.messages)):
-            while pending < len(consumed) and chat.consumed[consumed[pending]].before <= index:
-                refs.append(-(consumed[pending] + 1))
-                pending += 1
-            refs.append(index)
-        refs.extend(-(k + 1) for k in consumed[pending:])
-        self.refs = refs
-        self.row_of_message = [0] * len(chat.messages)
-        for row, ref in enumerate(refs):
-            if ref >= 0:
-                self.row_of_message[ref] = row
+        self.numbers = RowNumbers.of(chat)
+        self.refs = self.numbers.refs  # >= 0: message index; < 0: -(k + 1) for chat.consumed[k]
         self._left: dict[int, tuple[str, str, str]] = {}
         self._consumed_chars: int | None = None
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple
 
+from inspector.core.scout.roles import ToolKind
+
 
 class Tier(StrEnum):
     """What happened to a message (a StrEnum: equal to its string, printed as it)."""
@@ -90,5 +92,5 @@ class Decision(NamedTuple):
     tool_chars_before: int | None  # tool characters kept before this message was decided
     original_chars: int
     visible_chars: int
-    kind: str = ""  # "call", "output" or "" for other messages
+    kind: ToolKind = ToolKind.NONE
     detail: str = ""  # the step and line for consumed messages, the exception for errors

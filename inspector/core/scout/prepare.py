@@ -8,6 +8,7 @@ from typing import Any
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.scout import decision as d
+from inspector.core.scout.roles import is_tool, tool_kind
 from inspector.core.scout.settings import DEFAULTS
 from inspector.core.scout.strategies import StrategyFn, lookup, parse_spec
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
@@ -106,10 +107,10 @@ class Prompt:
             visible = counts[d.FULL] + counts[d.TRUNCATED]
         else:
             chars_before = sum(chars_of(m.fields.get("content")) for m in self.original)
-            tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if _is_tool(m))
+            tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if is_tool(m))
             prepared = self.messages()
             chars_after = sum(chars_of(m.fields.get("content")) for m in prepared)
-            tool_after = sum(chars_of(m.fields.get("content")) for m in prepared if _is_tool(m))
+            tool_after = sum(chars_of(m.fields.get("content")) for m in prepared if is_tool(m))
             visible = len(prepared)
         if self.error is not None:
             visible, chars_after, tool_after = 0, 0, 0
@@ -123,10 +124,6 @@ class Prompt:
             tool_chars_after=tool_after,
             error=self.error.describe() if self.error is not None else None,
         )
-
-
-def _is_tool(message: Message) -> bool:
-    return message.fields.get("role") in ("function_call", "function_call_output")
 
 
 def prepare_prompt(
@@ -156,7 +153,9 @@ def prepare_prompt(
 def _run_chain(messages: Any, label: Any, stages: Any, thresholds: Any, facts: Any, epoch: Any = None) -> Prompt:
     originals = [chars_of(m.fields.get("content")) for m in messages]
     decisions = [
-        d.Decision(i, d.FULL, d.NO_STRATEGY if _is_tool(m) else d.NOT_TOOL, None, None, n, n, _kind(m))
+        d.Decision(
+            i, d.FULL, d.NO_STRATEGY if is_tool(m) else d.NOT_TOOL, None, None, n, n, tool_kind(m.fields.get("role"))
+        )
         for i, (m, n) in enumerate(zip(messages, originals))
     ]
     current = list(messages)
@@ -293,8 +292,3 @@ def _settle(messages: Any, current: Any, origin: Any, decisions: Any) -> None:
             decisions[index] = dec._replace(tier=d.FULL, visible_chars=visible)
         elif dec.visible_chars != visible:
             decisions[index] = dec._replace(visible_chars=visible)
-
-
-def _kind(message: Message) -> str:
-    role = message.fields.get("role")
-    return "call" if role == "function_call" else "output" if role == "function_call_output" else ""

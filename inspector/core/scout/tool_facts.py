@@ -15,10 +15,12 @@ import orjson
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
+from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, ToolKind, tool_kind
 from inspector.core.scout.shorten import shorten_string
 
 CALL, OUTPUT, FAIL = 0, 1, 2
-_TOOL_ROLES = {"function_call": CALL, "function_call_output": OUTPUT}
+_TOOL_ROLES = {CALL_ROLE: CALL, OUTPUT_ROLE: OUTPUT}
+KIND_OF_CODE = {CALL: ToolKind.CALL, OUTPUT: ToolKind.OUTPUT}  # FAIL (not a JSON object): neither
 NOTHING_TO_SHORTEN = -1
 
 
@@ -67,7 +69,7 @@ class ToolFacts:
         self.position = {index: p for p, index in enumerate(order)}
         self._nontool_chars: int | None = None
         self._tool_chars: int | None = None
-        self._columns: tuple[list[int], list[str], list[tuple[int, int]]] | None = None
+        self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
 
     def identity(self, index: int) -> tuple[object, object]:
         """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
@@ -161,7 +163,7 @@ class ToolFacts:
         self.shortened(position)
         return self.short_text.get(position)
 
-    def message_columns(self) -> tuple[list[int], list[str], list[tuple[int, int]]]:
+    def message_columns(self) -> tuple[list[int], list[ToolKind], list[tuple[int, int]]]:
         """Per message: content length, "call"/"output"/"" and, for those outside the walk, how many
         tool positions are newer. Threshold-independent, so built once for every plan's decisions."""
         if self._columns is None:
@@ -170,8 +172,7 @@ class ToolFacts:
                 fields = message.fields
                 content = fields.get("content")
                 originals.append(len(content) if type(content) is str else 0)
-                role = fields.get("role")
-                kinds.append("call" if role == "function_call" else "output" if role == "function_call_output" else "")
+                kinds.append(tool_kind(fields.get("role")))
             outside, p = [], 0
             position = self.position
             for index in range(self.count - 1, -1, -1):

@@ -13,7 +13,8 @@ from typing import Any
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.scout import decision as d
-from inspector.core.scout.tool_facts import CALL, FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
+from inspector.core.scout.roles import ToolKind, tool_kind
+from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
 
 KEEP, CUT, DROP, RAISE, UNREACHED = 0, 1, 2, 3, 4
 _TIER = {KEEP: d.FULL, CUT: d.TRUNCATED, DROP: d.DROPPED, RAISE: d.ERROR, UNREACHED: d.UNDECIDED}
@@ -106,29 +107,16 @@ class ShortenToolsPlan:
         original = chars_of(message.fields.get("content"))
         p = facts.position.get(index)
         if p is None:
-            role = message.fields.get("role")
-            tool = role in ("function_call", "function_call_output")
+            kind = tool_kind(message.fields.get("role"))
+            tool = kind is not ToolKind.NONE
             reached = self.error is None or index > self.error.index
-            kind = ("call" if role == "function_call" else "output") if tool else ""
             counters = self._counters_at(index)
             if not reached:
                 return d.Decision(index, d.UNDECIDED, d.NOT_REACHED, *counters, original, 0, kind)
             return d.Decision(index, d.FULL, d.NO_CONTENT if tool else d.NOT_TOOL, *counters, original, original, kind)
         state = self.state[p]
         kind_code = facts.kinds[p]
-        kind = (
-            "call"
-            if kind_code == CALL
-            else "output"
-            if kind_code == OUTPUT
-            else (
-                "call"
-                if message.fields.get("role") == "function_call"
-                else "output"
-                if message.fields.get("role") == "function_call_output"
-                else ""
-            )
-        )
+        kind = tool_kind(message.fields.get("role"))  # a walked message is a call or an output
         counted = facts.outs[p]
         before = self.chars_before[p]
         if state == RAISE:
