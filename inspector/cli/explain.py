@@ -8,12 +8,14 @@ from typing import Any
 from inspector.core.inspection import Inspection
 from inspector.core.present.export import EXPLAIN_FORMATS, explain_bytes
 
+from .calls import add_at
 from .output import EXIT_OK, emit, scout_error
 
 
 def add_parser(sub: Any, common: Any) -> None:
     explain = sub.add_parser("explain", help="one row per message: tier, rule, sizes")
     common(explain)
+    add_at(explain)
     explain.add_argument("--format", default="table", choices=EXPLAIN_FORMATS)
     explain.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     explain.add_argument("--audit", action="store_true", help="add the forgetting audit: findings of likely damage")
