@@ -5,7 +5,7 @@ depends on what came before: clear, option and config lines); for the JSON forma
 cut. Stepping through calls of a large chat must be fast, so the work is shared where that is exact:
 
 - the whole file is parsed once; the parse of a cut file is replayed from a snapshot of the parser
-  (``scout_chat.Marked``), or the cut bytes are really re-loaded when it cannot be replayed;
+  (``Marked``), or the cut bytes are really re-loaded when it cannot be replayed;
 - when the cut chat's messages are the first messages of the whole chat (pre-processing took nothing
   back), its tool facts are the whole chat's, re-based, so no tool JSON is parsed again;
 - thresholds are resolved again only when the cut chat's own config lines differ.
@@ -24,7 +24,8 @@ from inspector.core.errors import InputError
 from inspector.core.inspection import Inspection, inspect_chat
 from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, read_bytes, scout_chat
 from inspector.core.model import Chat, Finding, Message
-from inspector.core.scout.preprocess import WORKFLOW_ROLES, Item, _previous_response, _Work
+from inspector.core.scout.parser import Marked
+from inspector.core.scout.preprocess import WORKFLOW_ROLES, previous_response_findings
 from inspector.core.scout.roles import unknown_role_findings
 from inspector.core.scout.settings import resolve
 
@@ -51,7 +52,7 @@ class ChatHistory:
         self.strategies = strategies
         self.env = env
         self.config_files = config_files
-        self.marked: scout_chat.Marked | None = None
+        self.marked: Marked | None = None
         self.data = data
         chat = self._load_whole()
         self.whole: Inspection = inspect_chat(
@@ -90,7 +91,7 @@ class ChatHistory:
         if self._is_scout(data):
             text, bad = decode(data)
             if not bad:  # an invalid UTF-8 file is repaired as a whole: its cuts are re-loaded instead
-                self.marked = scout_chat.Marked(text)
+                self.marked = Marked(text)
                 chat = scout_chat.load_parsed(self.marked.parsed, self.path)
                 chat.format = scout_chat.NAME
                 chat.findings.extend(unknown_role_findings(chat.messages, True))
@@ -250,11 +251,7 @@ def _plain_cut_chat(whole: Chat, source: list[Message], parsed: Any, start: int,
     messages = whole.messages[:count]
     consumed = [c for c in whole.consumed if c.before <= count]
     chat = Chat(messages, path=whole.path, format=whole.format, findings=list(parsed.findings), consumed=consumed)
-    ids = [Item((i,), m) for i, m in enumerate(source[:start]) if m.fields.get("role") == "previous_response_id"]
-    if ids:
-        work = _Work(whole.path)
-        _previous_response(ids, work, Chat([]))
-        chat.findings.extend(work.findings)
+    chat.findings.extend(previous_response_findings(source[:start], whole.path))
     chat.findings.extend(unknown_role_findings(messages, True))
     return chat
 

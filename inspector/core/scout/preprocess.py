@@ -29,6 +29,7 @@ from inspector.core.scout.files import (
     is_remote,
     read_chat_file,
 )
+from inspector.core.scout.parser import parse
 from inspector.core.scout.settings import KEYS, TOKENS
 
 OPTION_ROLES = ("endpoint", "model", "backend", "agent")  # sticky
@@ -81,7 +82,6 @@ def compile_chat(items: list[Item], work: _Work, path: str | None) -> list[Item]
 
 
 def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
-    from inspector.core.io.formats.scout_chat import parse
 
     out: list[Item] = []
     for item in items:
@@ -466,6 +466,17 @@ def _meta(items: list[Item], work: _Work) -> list[Item]:
         else:
             out.append(item)
     return out
+
+
+def previous_response_findings(messages: list[Message], chat_path: str | None) -> list[Finding]:
+    """What the `previous_response_id` lines among ``messages`` are noted as when scout-ai keeps them
+    (no responses backend chosen): the findings a chat cut before a call reports for them."""
+    items = [Item((i,), m) for i, m in enumerate(messages) if m.fields.get("role") == "previous_response_id"]
+    if not items:
+        return []
+    work = _Work(chat_path)
+    _previous_response(items, work, Chat([]))
+    return work.findings
 
 
 def _previous_response(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
