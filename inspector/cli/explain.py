@@ -29,7 +29,7 @@ def run(args, inspection) -> int:
     rows = report.explain_rows(inspection, prompt)
     info = report.summary(rows, prompt)
     if args.format == "json":
-        text = to_json(rows)
+        text = to_json([r.as_dict() for r in rows])
     elif args.format == "markdown":
         text = report.render_markdown(rows, info, inspection.chat.findings)
     else:
@@ -47,7 +47,9 @@ def run_audit(args, inspection) -> int:
     findings = audit(inspection, prompt)
     if args.format == "json":
         # --audit changes the JSON from a list of rows to an object, so plain explain stays as it was
-        text = to_json({"rows": rows, "summary": info, "audit": [f.as_dict() for f in findings]})
+        text = to_json(
+            {"rows": [r.as_dict() for r in rows], "summary": info.as_dict(), "audit": [f.as_dict() for f in findings]}
+        )
     elif args.format == "markdown":
         text = (
             report.render_markdown(rows, info)
