@@ -6,12 +6,14 @@ from inspector.core.analysis.audit import audit
 from inspector.core.present import explain_report as report
 from inspector.core.present.sanitize import one_line
 
+from .calls import add_at
 from .output import EXIT_OK, emit, scout_error, to_json
 
 
 def add_parser(sub, common) -> None:
     explain = sub.add_parser("explain", help="one row per message: tier, rule, sizes")
     common(explain)
+    add_at(explain)
     explain.add_argument("--format", default="table", choices=("table", "json", "markdown"))
     explain.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     explain.add_argument("--audit", action="store_true", help="add the forgetting audit: findings of likely damage")
