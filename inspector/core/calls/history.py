@@ -22,7 +22,8 @@ from typing import Any
 from inspector.core.calls.find import Call, find_calls
 from inspector.core.errors import InputError
 from inspector.core.inspection import Inspection, inspect_chat
-from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, read_bytes, scout_chat
+from inspector.core.io.files import read_chat_bytes
+from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, scout_chat
 from inspector.core.model import Chat, Finding, Message
 from inspector.core.scout.parser import Marked
 from inspector.core.scout.preprocess import WORKFLOW_ROLES, previous_response_findings
@@ -84,7 +85,7 @@ class ChatHistory:
         if self.data is None and self.input_format in (None, "json") and _large_json(self.path):
             return load_chat(self.path, self.input_format)  # a large JSON array is parsed from a memory map
         if self.data is None:
-            self.data = read_bytes(self.path)
+            self.data = read_chat_bytes(self.path)
         data = self.data
         if self.input_format is not None and self.input_format not in FORMATS:
             return load_data(data, self.path, self.input_format)  # its error message
@@ -143,7 +144,7 @@ class ChatHistory:
     def cut_bytes(self, number: int) -> bytes:
         """The chat file as it stood before call ``number`` (scout chats; JSON formats cut the list instead)."""
         if self.data is None:
-            self.data = read_bytes(self.path)
+            self.data = read_chat_bytes(self.path)
         line = self.call(number).line
         if line is None:
             raise ValueError("only a chat with source lines can be cut as a file")

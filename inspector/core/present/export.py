@@ -4,6 +4,7 @@ writes them, so a file exported from the app equals the command's output byte fo
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -20,7 +21,11 @@ EXPLAIN_FORMATS = ("table", "json", "markdown")
 
 def json_text(data: Any) -> str:
     """Indented JSON, as every `--format json` prints it (non-JSON values as their str)."""
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
+    except TypeError:
+        # orjson stops at 64-bit integers; a threshold from a file may be any length (see settings.MAX_DIGITS)
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
 def prepared_bytes(prompt: Prompt, fmt: str) -> bytes:
