@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 class InputError(Exception):
@@ -25,6 +26,10 @@ class InputError(Exception):
     def __str__(self) -> str:
         loc = self.location()
         return f"{loc}: {self.what}" if loc else self.what
+
+
+class ScoutRaises(InputError):
+    """scout-ai itself would raise on this input (exit code 3); the message names the Ruby exception."""
 
 
 class UsageError(Exception):
@@ -53,7 +58,7 @@ class ScoutError:
         who += ")"
         return f"{who}: scout-ai would raise {self.exception}: {self.why}"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "role": self.role,

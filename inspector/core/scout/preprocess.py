@@ -17,10 +17,13 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from inspector.core.errors import InputError
+from inspector.core.errors import InputError, ScoutRaises
+from inspector.core.io.files import DIRECTORY_LIMIT, Refused, size_text
 from inspector.core.model import Chat, Consumed, Finding, Message
 from inspector.core.scout.files import (
+    MAX_DIRECTORY_FILES,
     MAX_IMPORT_DEPTH,
     directory_files,
     file_message,
@@ -28,6 +31,7 @@ from inspector.core.scout.files import (
     is_remote,
     read_chat_file,
 )
+from inspector.core.scout.parser import parse
 from inspector.core.scout.settings import KEYS, TOKENS
 
 OPTION_ROLES = ("endpoint", "model", "backend", "agent")  # sticky
@@ -37,7 +41,7 @@ WORKFLOW_ROLES = ("task", "inline_task", "exec_task", "job", "inline_job", "step
 
 @dataclass(slots=True)
 class Item:
-    key: tuple
+    key: tuple[Any, ...]
     message: Message
 
 
@@ -46,11 +50,13 @@ class _Work:
     """What one compile pass collects besides the messages."""
 
     chat_path: str | None
-    consumed: list[tuple[tuple, Consumed]] = field(default_factory=list)
+    consumed: list[tuple[tuple[Any, ...], Consumed]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     config: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     chain: tuple[str, ...] = ()
-    synthetic_key: tuple | None = None  # the parser's leading empty message: never in the file, never reported
+    synthetic_key: tuple[Any, ...] | None = (
+        None  # the parser's leading empty message: never in the file, never reported
+    )
 
     def consume(self, item: Item, step: str, reason: str) -> None:
         if item.key != self.synthetic_key:
@@ -78,7 +84,6 @@ def compile_chat(items: list[Item], work: _Work, path: str | None) -> list[Item]
 
 
 def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
-    from inspector.core.io.formats.scout_chat import parse
 
     out: list[Item] = []
     for item in items:
@@ -103,7 +108,26 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
             raise InputError(
                 f"{role}: {name!r} {what} (scout-ai recurses until its stack overflows)", where, item.message.line
             )
-        text, note = read_chat_file(found)
+        try:
+            text, note = read_chat_file(found)
+        except Refused as exc:
+            if exc.errno in _RUBY_ERRNO:
+                # scout-ai's Open.read raises on a directory or an unreadable file
+                raise ScoutRaises(
+                    f"{role}: {name!r} is {_ERRNO_WORDS[exc.errno]}: scout-ai would raise {_RUBY_ERRNO[exc.errno]}",
+                    where,
+                    item.message.line,
+                ) from None
+            work.findings.append(
+                Finding(
+                    "file",
+                    f"`{role}: {name}` at {_line(item.message)}: {found} is {exc.reason}; scout-ai would try to read it, "
+                    "so what it sends differs here (the directive is left as stored)",
+                    item.message.line,
+                )
+            )
+            out.append(item)
+            continue
         if note:
             work.findings.append(Finding("encoding", f"{found}: {note}", item.message.line))
         parsed = parse(text)
@@ -205,7 +229,7 @@ def _clear(items: list[Item], work: _Work) -> list[Item]:
             kept.append(item)
     kept.reverse()
     for name, by in named:  # applied in the walk's order, the last in the file first
-        role = by.message.fields.get("role")
+        role = str(by.message.fields.get("role"))
         out = []
         for item in kept:
             if item.message.fields.get("role") == name:
@@ -336,12 +360,16 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
                 # `Path.setup(target).glob('**/*')` globs `target.find`: an unlocated (relative) path is found
                 # through the `current` path map, {PWD}/<path>, so the names scout-ai writes are absolute
                 base = found if found.startswith(("/", "./")) else re.sub("/+", "/", f"{os.getcwd()}/{found}")
-                made = [file_message(f, f, item.message) for f in directory_files(base)]
+                made = _directory_messages(base, name, item, work)
         except OSError as exc:
+            reason = exc.reason if isinstance(exc, Refused) else f"cannot read ({exc.strerror or exc})"
             work.findings.append(
                 Finding(
                     "file",
-                    f"`{role}: {name}` at {_line(item.message)}: cannot read ({exc.strerror or exc}); left as stored",
+                    f"`{role}: {name}` at {_line(item.message)}: {found} is {reason}; "
+                    "scout-ai would try to read it, so what it sends differs here (left as stored)"
+                    if isinstance(exc, Refused) and exc.errno is None
+                    else f"`{role}: {name}` at {_line(item.message)}: {reason}; left as stored",
                     item.message.line,
                 )
             )
@@ -354,6 +382,42 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
         else:
             out.extend(Item(item.key + (j,), m) for j, m in enumerate(made))
     return out
+
+
+def _directory_messages(base: str, name: str, item: Item, work: _Work) -> list[Message]:
+    """One <file> message per file of a ``directory:``; what is not read or not listed is named in a finding."""
+    listing = directory_files(base)
+    made: list[Message] = []
+    total = 0
+    for path in listing.files:
+        try:
+            if total >= DIRECTORY_LIMIT:
+                raise Refused(f"past the inspector's {size_text(DIRECTORY_LIMIT)} limit for one directory", path)
+            message = file_message(path, path, item.message)
+        except OSError as exc:
+            reason = exc.reason if isinstance(exc, Refused) else f"cannot read ({exc.strerror or exc})"
+            work.findings.append(
+                Finding(
+                    "file",
+                    f"`directory: {name}` at {_line(item.message)}: {path} is {reason}; "
+                    "scout-ai would try to include it, so what it sends differs here",
+                    item.message.line,
+                )
+            )
+            continue
+        total += len(message.fields["content"])
+        made.append(message)
+    if listing.more:
+        work.findings.append(
+            Finding(
+                "file",
+                f"`directory: {name}` at {_line(item.message)}: only the first {MAX_DIRECTORY_FILES:,} files are "
+                f"included; {'' if listing.counted_all else 'at least '}{listing.more:,} more are left "
+                "out here, which scout-ai would include",
+                item.message.line,
+            )
+        )
+    return made
 
 
 # -- LLM.ask ----------------------------------------------------------------------------------
@@ -376,13 +440,13 @@ def _options(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
         if role == "previous_response_id":
             sticky[role] = (content, item)
         elif role in ("option", "sticky_option"):
-            key, _, value = _text(item.message).partition(" ")
-            (plain if role == "option" else sticky)[key] = (value, item)
+            key, _, text = _text(item.message).partition(" ")
+            (plain if role == "option" else sticky)[key] = (text, item)
             kind = "option" if role == "option" else "sticky option"
             work.consume(
                 item,
                 "option",
-                f"{kind} {key}={_show(value)}" + (" (until the next assistant message)" if role == "option" else ""),
+                f"{kind} {key}={_show(text)}" + (" (until the next assistant message)" if role == "option" else ""),
             )
             continue
         elif role == "assistant":
@@ -451,7 +515,7 @@ def _note_reset(work: _Work, key: str, source: Item, assistant: Item) -> None:
         )
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
@@ -463,6 +527,17 @@ def _meta(items: list[Item], work: _Work) -> list[Item]:
         else:
             out.append(item)
     return out
+
+
+def previous_response_findings(messages: list[Message], chat_path: str | None) -> list[Finding]:
+    """What the `previous_response_id` lines among ``messages`` are noted as when scout-ai keeps them
+    (no responses backend chosen): the findings a chat cut before a call reports for them."""
+    items = [Item((i,), m) for i, m in enumerate(messages) if m.fields.get("role") == "previous_response_id"]
+    if not items:
+        return []
+    work = _Work(chat_path)
+    _previous_response(items, work, Chat([]))
+    return work.findings
 
 
 def _previous_response(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
@@ -497,6 +572,11 @@ def _previous_response(items: list[Item], work: _Work, chat: Chat) -> list[Item]
         )
     gone = set(ids)
     return [it for i, it in enumerate(items) if i not in gone]
+
+
+# Open.read's exception for an errno the inspector meets on an import target
+_RUBY_ERRNO = {21: "Errno::EISDIR", 13: "Errno::EACCES", 2: "Errno::ENOENT"}
+_ERRNO_WORDS = {21: "a directory", 13: "not readable (permission denied)", 2: "gone (no such file)"}
 
 
 # -- entry point --------------------------------------------------------------------------------

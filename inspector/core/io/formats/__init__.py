@@ -6,10 +6,12 @@ A format module provides ``NAME``, ``EXTENSIONS``, ``sniff(text) -> bool`` and
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import Any
 
 from inspector.core.errors import InputError
+from inspector.core.io import files
+from inspector.core.io.files import read_chat_bytes as read_bytes
 from inspector.core.io.formats import anthropic, json_array, jsonl, openai_chat, openai_responses, scout_chat
 from inspector.core.io.formats.jsondoc import shape
 from inspector.core.model import Chat, Finding
@@ -20,33 +22,12 @@ from inspector.core.scout.roles import unknown_role_findings
 FORMATS = {m.NAME: m for m in (anthropic, openai_responses, openai_chat, json_array, jsonl, scout_chat)}
 
 
-def register_format(module) -> None:
+def register_format(module: Any) -> None:
     FORMATS[module.NAME] = module
 
 
 def format_names() -> list[str]:
     return list(FORMATS)
-
-
-def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, refusing what cannot be a text chat file."""
-    shown = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", shown) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a chat file", shown) from None
-    except PermissionError:
-        raise InputError("permission denied", shown) from None
-    except OSError as exc:
-        raise InputError(f"cannot read ({exc.strerror or exc})", shown) from None
-    if not data.strip():
-        raise InputError("empty file: no messages", shown)
-    if b"\x00" in data[:65536]:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise InputError("binary file (NUL byte), not a chat", shown, line)
-    return data
 
 
 def decode(data: bytes) -> tuple[str, bytes]:
@@ -88,13 +69,10 @@ MAP_FROM = 8 * 1024 * 1024  # larger JSON arrays are parsed from a memory map, w
 
 def _head(path: str | Path) -> bytes | None:
     """The first 64 KiB of a large file (None for a small one, which is simply read whole)."""
-    try:
-        if os.stat(path).st_size < MAP_FROM:
-            return None
-        with open(path, "rb") as handle:
-            head = handle.read(65536)
-    except OSError:
-        return None  # read_bytes reports it
+    found = files.head_of(path, files.CHAT_LIMIT)
+    if found is None or found[1] < MAP_FROM:
+        return None  # read_bytes reads it, or reports why not
+    head = found[0]
     return head if head.strip() and b"\x00" not in head else None
 
 
@@ -121,6 +99,7 @@ def load_data(data: bytes, shown: str, input_format: str | None = None) -> Chat:
     else:
         name, sniffed = _detect(data[:65536].decode("utf-8", "ignore"), shown)
     module = FORMATS[name]
+    chat: Chat  # a format module's loader is not typed: its result is
     try:
         if hasattr(module, "load_bytes"):
             chat = module.load_bytes(data, shown)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import mmap
-from pathlib import Path
+from typing import Any
 
 import orjson
 
 from inspector.core.errors import InputError
+from inspector.core.io import files
 from inspector.core.model import Chat, Message
 from inspector.core.ruby import json as rubyjson
 
@@ -45,10 +45,10 @@ def element_lines(text: str) -> list[int]:
     return lines
 
 
-def load_path(path, shown: str | None) -> Chat:
+def load_path(path: Any, shown: str | None) -> Chat:
     """A large file parsed from a memory map (no copy of the file in Python); else as ``load_bytes``."""
     try:
-        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        with files.map_regular(path, files.CHAT_LIMIT, "chat") as mapped:
             view = memoryview(mapped)
             try:
                 parsed = orjson.loads(view)
@@ -59,8 +59,8 @@ def load_path(path, shown: str | None) -> Chat:
     except (OSError, ValueError):
         parsed = None
     if parsed is None or rubyjson.has_wide_float(parsed):
-        return load_bytes(Path(path).read_bytes(), shown)  # the careful path, which names the line at fault
-    return _build(parsed, shown, lambda: Path(path).read_bytes().decode("utf-8", "replace"))
+        return load_bytes(files.read_chat_bytes(path), shown)  # the careful path, which names the line at fault
+    return _build(parsed, shown, lambda: files.read_chat_bytes(path).decode("utf-8", "replace"))
 
 
 def load_bytes(data: bytes, path: str | None) -> Chat:
@@ -91,9 +91,10 @@ def load(text: str, path: str | None) -> Chat:
     return _build(data, path, lambda: text)
 
 
-def _build(data, path: str | None, text) -> Chat:
+def _build(data: Any, path: str | None, text: Any) -> Chat:
     if not isinstance(data, list):
-        kind = {dict: "an object", str: "a string"}.get(type(data), type(data).__name__)
+        kinds: dict[type, str] = {dict: "an object", str: "a string"}
+        kind = kinds.get(type(data), type(data).__name__)
         raise InputError(f"expected a JSON array of messages, found {kind}", path, 1)
     messages = []
     for index, item in enumerate(data):
@@ -108,7 +109,7 @@ def _build(data, path: str | None, text) -> Chat:
 class _Locator:
     """Finds message lines on first use; ``text`` is a callable so bytes are decoded only then."""
 
-    def __init__(self, text):
+    def __init__(self, text: Any):
         self.text = text
         self.lines: list[int] | None = None
 
