@@ -243,7 +243,8 @@ def _run_app(args: argparse.Namespace) -> int:
         return fail(f"the app needs a terminal; for text output use '{PROG} explain CHAT' or '{PROG} prepare CHAT'")
     from inspector.ui.app import run_app
 
-    return run_app(args, overrides, config_files(args))
+    code, error = run_app(args, overrides, config_files(args))
+    return fail(error, code) if error else code
 
 
 def entry() -> None:

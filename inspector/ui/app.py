@@ -95,6 +95,7 @@ class InspectorApp(App):
         self.filter_tier: str | None = None
         self.filter_role: str | None = None
         self.load_error: str | None = None
+        self.start_error: str | None = None  # the chat could not be opened at start: the app exits with it
         self.load_seconds: float | None = None
         self.last_export: Path | None = None
         self.replanners = Replanners()
@@ -204,9 +205,14 @@ class InspectorApp(App):
     @on(LoadFailed)
     def _load_failed(self, event: LoadFailed) -> None:
         self.load_error = event.text
-        self.query_one(Banner).show_lines([f"Cannot open: {event.text}"], error=True)
-        self.query_one(SummaryBar).show_text(f"{self.label}: not loaded (r to retry, q to quit)")
-        self.query_one(DetailPane).show(None, f"Cannot open the chat.\n\n{event.text}")
+        if self.inspection is None:
+            # nothing was ever shown: exit at once, as the CLI would (a failed reload keeps the app open)
+            self.start_error = event.text
+            self.exit(return_code=2)
+            return
+        # a reload that failed: what is on screen is the last chat that loaded, and says so
+        self.query_one(Banner).show_lines([f"Reload failed, showing the last good load: {event.text}"], error=True)
+        self.notify(f"reload failed: {event.text}", severity="error", markup=False, timeout=10)
 
     # -- one handler for every worker that fails ----------------------------------------
     @on(Worker.StateChanged)
@@ -653,7 +659,8 @@ class InspectorApp(App):
         return not (action == "reload" and len(self.screen_stack) > 1)
 
 
-def run_app(args, overrides: dict[str, str], config_files) -> int:
+def run_app(args, overrides: dict[str, str], config_files) -> tuple[int, str | None]:
+    """Run the app; (exit status, the one-line error when the chat could not be opened at start)."""
     from inspector.demo import demo_chat_path
 
     path, label = args.chat, None
@@ -664,4 +671,4 @@ def run_app(args, overrides: dict[str, str], config_files) -> int:
         path, overrides, config_files, strategies=args.strategies, input_format=args.input_format, label=label
     )
     app.run()
-    return app.return_code or 0
+    return app.return_code or 0, app.start_error

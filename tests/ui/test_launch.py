@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from inspector.cli.main import main
 from inspector.ui.widgets.summary import Banner, SummaryBar
 
 from .conftest import row_line, screen_text, settle, split, view_lines
@@ -70,26 +71,37 @@ async def test_dropped_cell_is_struck_and_tiers_coloured_differently(make_app):
         assert full_colour != dropped_colour
 
 
-async def test_missing_file_is_reported_in_the_app(make_app, tmp_path):
-    app = make_app(tmp_path / "nope.json")
+async def test_a_chat_that_cannot_be_opened_at_start_exits_2_with_the_cli_line(make_app, tmp_path, capsys):
+    missing = tmp_path / "nope.json"
+    app = make_app(missing)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
-        banner = str(app.query_one(Banner).render())
-        assert "Cannot open" in banner and "nope.json: no such file" in banner
-        assert app.rows is None and app.is_running
-        await pilot.press("j", "e", "slash")  # nothing to act on: no crash
-        await pilot.pause()
+    assert app.return_code == 2 and app.start_error == f"{missing}: no such file"
+    assert main(["explain", str(missing)]) == 2  # the CLI says the same line
+    assert capsys.readouterr().err == f"prompt-inspector: error: {app.start_error}\n"
 
 
-async def test_malformed_chat_names_file_and_line(make_app, tmp_path):
+async def test_a_malformed_chat_at_start_exits_2_naming_file_and_line(make_app, tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('[\n {"role": "user", "content": "x"},\n {oops}\n]\n')
     app = make_app(path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
-        banner = str(app.query_one(Banner).render())
-        assert "bad.json:3" in banner
-        assert "Traceback" not in screen_text(app)
+    assert app.return_code == 2 and app.start_error.startswith(f"{path}:3: ")
+
+
+async def test_a_failed_reload_keeps_the_app_and_the_last_good_rows(make_app, write_chat):
+    path = write_chat([{"role": "user", "content": "hello"}])
+    app = make_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        path.write_text("[ {oops")
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert app.is_running and app.rows is not None
+        assert "Reload failed, showing the last good load" in str(app.query_one(Banner).render())
+        assert any(n.startswith(f"reload failed: {path}:1") for n in app.notices)
+        assert "hello" in row_line(app, 0)
 
 
 async def test_layout_at_80x24(make_app):
