@@ -483,6 +483,11 @@ class InspectorApp(App):
     def action_focus_detail(self) -> None:
         self.query_one(DetailPane).focus()
 
+    def action_toggle_header(self) -> None:
+        bar = self.query_one(SummaryBar)
+        bar.compact = not bar.compact
+        bar.redraw()
+
     def action_toggle_detail(self) -> None:
         self.query_one(DetailPane).toggle_class("-hidden")
 

@@ -40,6 +40,7 @@ APP_ACTIONS = (
     Action("p", "presets", "Presets", "save or load a named threshold set"),
     Action("e", "export", "Export", "write the prepared prompt or the explanation to a file", True),
     Action("y", "copy", "Copy", "copy the selected message's original content"),
+    Action("h", "toggle_header", "Compact header", "one-line header with the figures; h again: two lines"),
     Action("d", "toggle_detail", "Detail", "show/hide the detail pane"),
     Action("enter", "focus_detail", "Open detail", "move into the detail pane to scroll and select text"),
     Action("i", "notes", "Notes", "loader findings and threshold warnings"),

@@ -20,8 +20,7 @@ async def test_bundled_demo_is_the_scout_session_with_all_four_tiers(make_app):
         await settle(app, pilot)
         summary = str(app.query_one(SummaryBar).render())
         assert "demo.chat (bundled demo)" in summary and "format scout" in summary
-        assert "= 79 full" in summary and "✂ 11 truncated" in summary and "✗ 26 dropped" in summary
-        assert "⊘ 67 consumed" in summary
+        assert "183 -> 90 sent │ =79 ✂11 ✗26 ⊘67 │ tool chars 217,314 -> 105,037" in summary
         glyphs = {line[0] for line in view_lines(app)}
         assert {"⊘", "✗"} <= glyphs
 
@@ -32,10 +31,7 @@ async def test_session_opens_with_totals_and_all_three_tiers(make_app):
         await settle(app, pilot)
         summary = str(app.query_one(SummaryBar).render())
         assert "debug_session.json" in summary and "format json" in summary and "strategies shorten_tools" in summary
-        assert "messages 116 -> 90 sent" in summary
-        assert "= 79 full" in summary and "✂ 11 truncated" in summary and "✗ 26 dropped" in summary
-        assert "tool chars 217,314 -> 105,037" in summary
-        assert "~tokens 54,460 -> 26,391 (estimate: chars/4)" in summary
+        assert "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037 │ ~tokens 54,460 -> 26,391" in summary
         glyphs = {line[0] for line in view_lines(app)}
         assert {"=", "✗"} <= glyphs
         assert app.load_seconds is not None and app.load_seconds < 2
@@ -109,7 +105,7 @@ async def test_layout_at_80x24(make_app):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         text = screen_text(app)
-        assert "messages 116 -> 90 sent" in text
+        assert "116 -> 90 sent" in text
         assert "q Quit" in text
         lines = view_lines(app)
         assert len(lines) >= 5 and all(len(line) <= 80 for line in lines)

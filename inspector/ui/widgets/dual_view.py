@@ -44,6 +44,7 @@ LABELS = {
 }
 
 
+SHORT_ROLES = {"system": "sys", "assistant": "asst", "output": "out", "developer": "dev"}
 TEXT_PARTS = ("full", "truncated", "dropped", "consumed", "error", "undecided", "gutter", "role", "tool")
 
 
@@ -342,8 +343,9 @@ class DualColumnView(ScrollView, can_focus=True):
 
     @staticmethod
     def _cell(role: str, tool: str, text: str, width: int, tier_style, base, styles) -> list[Segment]:
-        role_cell = fit(role, 9) + " "
-        tool_cell = f"{tool}: " if tool else ""
+        # a narrow column keeps room for the text: a shorter role and a capped tool name
+        role_cell = (fit(role, 9) if width >= 30 else fit(SHORT_ROLES.get(role, role), 4)) + " "
+        tool_cell = f"{fit(tool, max(4, width // 3)) if cell_len(tool) + 2 > width // 3 else tool}: " if tool else ""
         used = cell_len(role_cell) + cell_len(tool_cell)
         if used >= width:
             return [Segment(fit(role_cell + tool_cell, width), tier_style)]

@@ -5,6 +5,7 @@ Data (file names, finding texts) is assembled as plain Content, never parsed as 
 
 from __future__ import annotations
 
+from textual import events, on
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
@@ -15,31 +16,87 @@ from inspector.core.scout.totals import Totals
 from .dual_view import GLYPHS, LABELS
 
 
-def summary_lines(file: str, fmt: str, strategies: str, totals: Totals) -> tuple[str, str]:
-    counts = "  ".join(f"{GLYPHS[t]} {n:,} {LABELS[t]}" for t, n in totals.shown_tiers().items())
-    first = f"{one_line(file, 200)}  ·  format {one_line(fmt, 40)}  ·  strategies {one_line(strategies, 80)}"
-    second = (
-        f"messages {totals.messages:,} -> {totals.visible_messages:,} sent  │  {counts}  │  "
-        f"tool chars {totals.tool_chars_before:,} -> {totals.tool_chars_after:,}  │  "
-        f"~tokens {totals.tokens_before:,} -> {totals.tokens_after:,} (estimate: chars/4)"
+def _counts(totals: Totals, short: bool) -> str:
+    if short:
+        return " ".join(f"{GLYPHS[t]}{n:,}" for t, n in totals.shown_tiers().items())
+    return "  ".join(f"{GLYPHS[t]} {n:,} {LABELS[t]}" for t, n in totals.shown_tiers().items())
+
+
+def totals_variants(totals: Totals) -> list[str]:
+    """The figures from the fullest wording to the tersest: the header takes the first that fits.
+
+    Numbers are never cut: a narrower terminal drops words and parts, not digits.
+    """
+    sent = f"{totals.messages:,} -> {totals.visible_messages:,} sent"
+    tool = f"tool chars {totals.tool_chars_before:,} -> {totals.tool_chars_after:,}"
+    tokens = f"~tokens {totals.tokens_before:,} -> {totals.tokens_after:,}"
+    return [
+        f"messages {sent}  │  {_counts(totals, False)}  │  {tool}  │  {tokens} (estimate: chars/4)",
+        f"messages {sent}  │  {_counts(totals, False)}  │  {tool}  │  {tokens}",
+        f"{sent} │ {_counts(totals, True)} │ {tool} │ {tokens}",
+        f"{sent} │ {_counts(totals, True)} │ {tool}",
+        f"{totals.messages:,}->{totals.visible_messages:,} │ {_counts(totals, True)} │ "
+        f"tool chars {totals.tool_chars_before:,}->{totals.tool_chars_after:,}",
+    ]
+
+
+def fitting(variants: list[str], width: int) -> str:
+    return next((v for v in variants if len(v) <= width), variants[-1])
+
+
+def summary_lines(
+    file: str, fmt: str, strategies: str, totals: Totals, width: int = 10_000, compact: bool = False
+) -> list[str]:
+    """The header as lines of at most ``width`` cells where possible: two lines, or one when ``compact``."""
+    name = one_line(file, 200)
+    short_name = one_line(file.rsplit("/", 1)[-1], 80)
+    strategies = one_line(strategies, 80)
+    figures = totals_variants(totals)
+    if compact:
+        return [fitting([f"{short_name} · {strategies} · {v}" for v in figures] + figures, width)]
+    first = fitting(
+        [
+            f"{name}  ·  format {one_line(fmt, 40)}  ·  strategies {strategies}",
+            f"{short_name}  ·  format {one_line(fmt, 40)}  ·  strategies {strategies}",
+            f"{short_name} · strategies {strategies}",
+            f"{short_name} · {strategies}",
+        ],
+        width,
     )
-    return first, second
+    return [first, fitting(figures, width)]
 
 
 class SummaryBar(Static):
     DEFAULT_CSS = """
-    SummaryBar { height: auto; background: $panel; color: $text; padding: 0 1; }
+    SummaryBar { height: auto; background: $panel; color: $text; padding: 0 1;
+                 text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     shown: tuple = ()
+    compact = False  # one line instead of two (h toggles it)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.figures: tuple | None = None  # what was last shown, redrawn on a resize
 
     def show(self, file: str, fmt: str, strategies: str, totals: Totals) -> None:
-        first, second = summary_lines(file, fmt, strategies, totals)
-        if (first, second) != self.shown:  # an update costs a layout pass: skip it when nothing changed
-            self.shown = (first, second)
-            self.update(Content.assemble((first, "bold"), "\n", Content(second)))
+        self.figures = (file, fmt, strategies, totals)
+        width = (self.size.width or self.app.size.width) - 2  # less the padding
+        lines = summary_lines(file, fmt, strategies, totals, width, self.compact)
+        if tuple(lines) != self.shown:  # an update costs a layout pass: skip it when nothing changed
+            self.shown = tuple(lines)
+            self.update(Content.assemble((lines[0], "bold"), *[x for line in lines[1:] for x in ("\n", line)]))
+
+    def redraw(self) -> None:
+        if self.figures is not None:
+            self.show(*self.figures)
+
+    @on(events.Resize)
+    def _resize(self) -> None:
+        self.redraw()
 
     def show_text(self, text: str) -> None:
+        self.figures = None
         self.update(Content(one_line(text, 400)))
 
 

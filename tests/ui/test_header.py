@@ -1,0 +1,47 @@
+"""The header fits: two lines at any width (words go before digits), one line in compact mode (h)."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.ui.widgets.summary import SummaryBar
+
+from .conftest import screen_text, settle, view_lines
+
+
+@pytest.mark.parametrize(
+    ("size", "second"),
+    [
+        ((80, 24), "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037"),
+        ((120, 40), "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037 │ ~tokens 54,460 -> 26,391"),
+        (
+            (200, 60),
+            "messages 116 -> 90 sent  │  = 79 full  ✂ 11 truncated  ✗ 26 dropped  │  "
+            "tool chars 217,314 -> 105,037  │  ~tokens 54,460 -> 26,391 (estimate: chars/4)",
+        ),
+    ],
+)
+async def test_the_header_is_two_whole_lines_at_every_size(make_app, size, second):
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        lines = screen_text(app).split("\n")
+        assert lines[1].strip() == second
+        assert lines[2].startswith("=   0 system")  # the rows start on the third line
+        assert app.query_one(SummaryBar).size.height == 2
+
+
+async def test_h_toggles_a_one_line_header_and_80_columns_keep_readable_previews(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        lines = screen_text(app).split("\n")
+        assert lines[0].strip() == "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037"
+        assert lines[1].startswith("=   0 system")
+        left = view_lines(app)[2].partition("│")[0]
+        assert left.startswith('✗   2 call      read_file: {"path": "ser')  # 15+ characters of preview
+        await pilot.press("h")
+        await pilot.pause()
+        assert app.query_one(SummaryBar).size.height == 2
