@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from argparse import Namespace
+from collections.abc import Iterable
 from typing import Any
 
 PROG = "prompt-inspector"
@@ -23,15 +24,18 @@ def warn(message: str) -> None:
     print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
-def emit(args: Namespace, text: str | bytes) -> None:
-    """Write a command's output to stdout, or atomically to ``-o FILE`` (never over the chat)."""
-    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+def emit(args: Namespace, text: str | bytes | Iterable[bytes]) -> None:
+    """Write a command's output (text, bytes or pieces of bytes) to stdout, or atomically to
+    ``-o FILE`` (never over the chat)."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     if getattr(args, "output", None):
         from inspector.core.io.atomic import write_atomic
 
         write_atomic(args.output, data, [args.chat] if getattr(args, "chat", None) else [])
     else:
-        sys.stdout.buffer.write(data)
+        out = sys.stdout.buffer
+        for piece in (data,) if isinstance(data, bytes) else data:
+            out.write(piece)
         sys.stdout.flush()
 
 

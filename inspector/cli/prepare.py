@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inspector.core.errors import UsageError
-from inspector.core.io.printers import PRINTERS, render
+from inspector.core.io.printers import PRINTERS, render_chunks
 
 from .output import EXIT_OK, emit, scout_error
 
@@ -25,5 +25,5 @@ def run(args, inspection) -> int:
     prompt = inspection.prompt()
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
-    emit(args, render(args.format, prompt.messages()))
+    emit(args, render_chunks(args.format, prompt.messages()))
     return EXIT_OK

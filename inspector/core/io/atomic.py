@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from inspector.core.errors import InputError
@@ -16,8 +17,8 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return Path(a).resolve() == Path(b).resolve()
 
 
-def write_atomic(target: str | Path, data: bytes, protect: list[str | Path] = ()) -> Path:
-    """Write ``data`` to ``target`` atomically; refuse to replace any file in ``protect``."""
+def write_atomic(target: str | Path, data: bytes | Iterable[bytes], protect: list[str | Path] = ()) -> Path:
+    """Write ``data`` (bytes, or pieces of bytes) to ``target`` atomically; refuse to replace any file in ``protect``."""
     target = Path(target)
     for path in protect:
         if path is not None and target.exists() and same_file(target, path):
@@ -29,7 +30,7 @@ def write_atomic(target: str | Path, data: bytes, protect: list[str | Path] = ()
             raise InputError("is a directory", str(target))
         try:
             with open(target, "wb") as handle:
-                handle.write(data)
+                _write(handle, data)
         except OSError as exc:
             raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
         return target
@@ -42,7 +43,7 @@ def write_atomic(target: str | Path, data: bytes, protect: list[str | Path] = ()
         raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            _write(handle, data)
         if target.exists():
             os.chmod(tmp, target.stat().st_mode & 0o7777)
         else:
@@ -58,3 +59,11 @@ def write_atomic(target: str | Path, data: bytes, protect: list[str | Path] = ()
             pass
         raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
     return target
+
+
+def _write(handle, data: bytes | Iterable[bytes]) -> None:
+    if isinstance(data, bytes | bytearray | memoryview):
+        handle.write(data)
+    else:
+        for piece in data:
+            handle.write(piece)

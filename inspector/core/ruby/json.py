@@ -37,6 +37,8 @@ def _reject_constant(name: str):
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _LONG_DIGITS = re.compile(r"\d{19}")
+# an escaped surrogate (\ud800-\udfff): the only way parsed text can hold a lone one
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89abAB]|\\u[dD][c-fC-F]")
 
 
 def has_wide_float(value) -> bool:
@@ -89,8 +91,9 @@ def _parse_stdlib(text: str):
             if "/*" not in text and "//" not in text:
                 raise
             value = _DECODER.decode(_strip_comments(text))
-        if "\\u" in text:
-            json.dumps(value, ensure_ascii=False).encode("utf-8")  # lone surrogates: Ruby refuses them
+        if "\\u" in text and _ESCAPED_SURROGATE.search(text) is not None:
+            # lone surrogates: Ruby refuses them (re-writing the value finds them; pairs are fine)
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
         return value
     except (ValueError, RecursionError) as exc:
         where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
@@ -141,6 +144,19 @@ def dumps_messages_bytes(messages: list[dict]) -> bytes:
         except TypeError:  # lone surrogates: let the slow path write them as Python would
             pass
     return ("[" + ",".join(dumps(m) for m in messages) + "]").encode("utf-8", "surrogatepass")
+
+
+CHUNK_MESSAGES = 256  # messages written per piece: bounds the output held in memory at once
+
+
+def dumps_messages_chunks(messages: list[dict], end: bytes = b""):
+    """``JSON.generate`` of a list of message mappings, as pieces of bytes (joined, they are the
+    whole text followed by ``end``), so a large prompt is never held twice in memory."""
+    yield b"["
+    for start in range(0, len(messages), CHUNK_MESSAGES):
+        piece = dumps_messages_bytes(messages[start : start + CHUNK_MESSAGES])
+        yield (b"," + piece[1:-1]) if start else piece[1:-1]
+    yield b"]" + end
 
 
 def dumps_messages(messages: list[dict]) -> str:
