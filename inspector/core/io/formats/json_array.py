@@ -63,7 +63,7 @@ def load_path(path, shown: str | None) -> Chat:
                 parsed = None
     except (OSError, ValueError):
         parsed = None
-    if parsed is None or rubyjson.has_wide_float(parsed):
+    if parsed is None:
         return load_bytes(Path(path).read_bytes(), shown)  # the careful path, which names the line at fault
     return _build(parsed, shown, lambda: Path(path).read_bytes().decode("utf-8", "replace"))
 
@@ -78,8 +78,6 @@ def load_bytes(data: bytes, path: str | None) -> Chat:
         except UnicodeDecodeError as exc:
             raise InputError("invalid UTF-8", path, data[: exc.start].count(b"\n") + 1) from None
         return load(text, path)
-    if rubyjson.has_wide_float(parsed):
-        return load(data.decode("utf-8"), path)
     return _build(parsed, path, lambda: data.decode("utf-8"))
 
 
