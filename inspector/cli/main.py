@@ -13,7 +13,7 @@ from .output import EXIT_OK, EXIT_SCOUT, PROG, fail, note, warn
 # each command module has add_parser(sub, common) and run(args, inspection); a command imports only
 # its own module (and what that needs), so `prepare` does not pay for the analyses' imports
 INSPECTING = ("prepare", "explain", "why", "sweep", "diff")
-COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff")
+COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff", "calls")
 
 
 def command_module(name: str):
@@ -147,21 +147,38 @@ def _run_headless(args: argparse.Namespace) -> int:
             return command_module("thresholds").run(args, overrides, config_files(args))
         from inspector.core.inspection import open_inspection
 
-        inspection = open_inspection(
-            args.chat,
-            input_format=args.input_format,
-            overrides=overrides,
-            strategies=args.strategies,
-            config_files=config_files(args),
-        )
+        args.history = None
+        if args.command == "calls" or getattr(args, "at", None) is not None or getattr(args, "timeline", False):
+            from inspector.core.calls.history import ChatHistory
+
+            history = args.history = ChatHistory(
+                args.chat,
+                input_format=args.input_format,
+                overrides=overrides,
+                strategies=args.strategies,
+                config_files=config_files(args),
+            )
+            if args.command == "calls":
+                for warning in history.whole.thresholds.warnings:
+                    warn(warning)
+                for finding in [*history.whole.chat.findings, *history.findings]:
+                    _note_finding(args, finding)
+                return command_module("calls").run(args, history)
+            inspection = history.at(history.number(args.at)) if args.at is not None else history.whole
+        else:
+            inspection = open_inspection(
+                args.chat,
+                input_format=args.input_format,
+                overrides=overrides,
+                strategies=args.strategies,
+                config_files=config_files(args),
+            )
         for warning in inspection.thresholds.warnings:
             warn(warning)
         command = command_module(args.command)
         shown_in_output = args.command == "explain" and command.shows_findings(args)
         for finding in () if shown_in_output else inspection.chat.findings:
-            note(
-                f"{args.chat}:{finding.line}: {finding.message}" if finding.line else f"{args.chat}: {finding.message}"
-            )
+            _note_finding(args, finding)
         return command.run(args, inspection)
     except (InputError, UsageError) as exc:
         return fail(str(exc))
@@ -170,6 +187,10 @@ def _run_headless(args: argparse.Namespace) -> int:
             # the chat itself asked for it: scout-ai would raise too
             return fail(f"{args.chat}: {exc}", EXIT_SCOUT)
         return fail(str(exc))
+
+
+def _note_finding(args: argparse.Namespace, finding) -> None:
+    note(f"{args.chat}:{finding.line}: {finding.message}" if finding.line else f"{args.chat}: {finding.message}")
 
 
 def _run_app(args: argparse.Namespace) -> int:

@@ -51,9 +51,22 @@ def open_inspection(
     config_files: list[Path] | None = None,
 ) -> Inspection:
     chat = load_chat(path, input_format)
-    thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files, chat_path=str(path))
+    return inspect_chat(chat, overrides=overrides, strategies=strategies, env=env, config_files=config_files)
+
+
+def inspect_chat(
+    chat: Chat,
+    *,
+    overrides: dict[str, str] | None = None,
+    strategies: str | None = None,
+    env: dict[str, str] | None = None,
+    config_files: list[Path] | None = None,
+    facts: ToolFacts | None = None,
+) -> Inspection:
+    """A loaded chat under the settings in force: overrides, its own config lines, config files, environment."""
+    thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files, chat_path=chat.path)
     if strategies is not None:
         parse_spec(strategies)  # unknown names fail here, before any work
     # read with the same config files and environment as the thresholds (scout-ai reads both alike)
     epoch = EpochSettings.resolve(env=env, config_files=config_files)
-    return Inspection(chat, thresholds, strategies, epoch=epoch)
+    return Inspection(chat, thresholds, strategies, facts=facts, epoch=epoch)

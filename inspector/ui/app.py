@@ -25,8 +25,9 @@ from inspector.core.inspection import open_inspection
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
-from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.settings import KEYS, Source, Thresholds
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies
+from inspector.core.scout.totals import Totals
 
 from .analysis import AnalysisMixin
 from .commands import InspectorCommands
@@ -78,7 +79,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.inspection = None
         self.rows: RowModel | None = None
         self.prompt = None
-        self.totals: dict | None = None
+        self.totals: Totals | None = None
         self.thresholds: Thresholds | None = None
         self.loaded_thresholds: Thresholds | None = None
         self.version = 0
@@ -219,7 +220,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
 
     def set_threshold(self, key: str, value: int, where: str = "in the app", delay: float | None = None) -> None:
         """One value changed by the user (typed, or a fix applied from Why): editor, sources, re-plan."""
-        self.thresholds = self.thresholds.with_value(key, value, "edited", where)
+        self.thresholds = self.thresholds.with_value(key, value, Source.EDITED, where)
         self.editor.show(self.thresholds, self.strategies)  # sources, and max_tool_outputs when it follows
         self.schedule_replan(delay)
 
@@ -404,7 +405,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
             _, name, preset = result
             thresholds = self.thresholds
             for key in KEYS:
-                thresholds = thresholds.with_value(key, preset["thresholds"][key], "preset", name)
+                thresholds = thresholds.with_value(key, preset["thresholds"][key], Source.PRESET, name)
             self.apply_thresholds(thresholds, preset["strategies"] or self.strategies)
             self.notify(f"preset {name!r} loaded", markup=False)
 

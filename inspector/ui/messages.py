@@ -10,6 +10,7 @@ from inspector.core.inspection import Inspection
 from inspector.core.present.rows import RowModel
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
+from inspector.core.scout.totals import Totals
 
 
 @dataclass
@@ -17,7 +18,7 @@ class ChatLoaded(Message):
     inspection: Inspection
     rows: RowModel
     prompt: Prompt
-    totals: dict
+    totals: Totals
     loaded: Thresholds  # the values resolved at load (what "reset" returns to)
     elapsed: float
 
@@ -32,7 +33,7 @@ class Replanned(Message):
     prompt: Prompt
     thresholds: Thresholds
     strategies: str | None
-    totals: dict
+    totals: Totals
     order: list[int] | None  # rows shown under the current filter (None: all)
     version: int
 

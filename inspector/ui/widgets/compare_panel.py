@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from inspector.core.analysis.compare import Comparison
 from inspector.core.present.rows import ROLE_LABELS
 from inspector.core.present.sanitize import one_line
+from inspector.core.scout.decision import Tier
 from inspector.core.scout.settings import KEYS
 
 from .dual_view import GLYPHS, LABELS
@@ -33,10 +34,13 @@ def _cell(value) -> str:
 
 def totals_line(comparison: Comparison) -> str:
     a, b = comparison.totals_a, comparison.totals_b
-    parts = []
-    for key, label in (("messages", "sent"), ("truncated", "✂"), ("dropped", "✗"), ("chars", "chars")):
-        parts.append(f"{label} {a[key]:,} → {b[key]:,}")
-    delta = b["chars"] - a["chars"]
+    parts = [
+        f"sent {a.visible_messages:,} → {b.visible_messages:,}",
+        f"✂ {a.tiers[Tier.TRUNCATED]:,} → {b.tiers[Tier.TRUNCATED]:,}",
+        f"✗ {a.tiers[Tier.DROPPED]:,} → {b.tiers[Tier.DROPPED]:,}",
+        f"chars {a.chars_after:,} → {b.chars_after:,}",
+    ]
+    delta = b.chars_after - a.chars_after
     return "A → B: " + " · ".join(parts) + f" ({delta:+,})"
 
 

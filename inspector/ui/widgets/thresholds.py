@@ -19,7 +19,7 @@ from textual.validation import Regex
 from textual.widgets import Button, Input, Label, Select, Static
 
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.settings import KEYS, Source, Thresholds
 
 from .sweep_chart import SweepChart
 
@@ -112,7 +112,7 @@ class ThresholdEditor(VerticalScroll):
         if getattr(label, "shown", None) != text:  # each update is a layout pass
             label.shown = text
             label.update(Content(text))
-        label.set_class(value.source == "edited", "-edited")
+        label.set_class(value.source == Source.EDITED, "-edited")
 
     @property
     def chart(self) -> SweepChart:
