@@ -103,7 +103,8 @@ def _parse_stdlib(text: str):
 def ruby_float(value: float) -> str:
     """``Float#to_s``: fixed notation for exponents -4..14, else ``d.ddde+XX``."""
     if math.isnan(value) or math.isinf(value):
-        raise RubyJSONError("JSON::GeneratorError", f"{value!r} not allowed in JSON")
+        shown = "NaN" if math.isnan(value) else "-Infinity" if value < 0 else "Infinity"  # Float#to_s
+        raise RubyJSONError("JSON::GeneratorError", f"{shown} not allowed in JSON")
     text = repr(value)
     if "e" in text:
         mantissa, exponent = text.split("e")
@@ -149,9 +150,27 @@ def dumps_messages_bytes(messages: list[dict]) -> bytes:
 CHUNK_MESSAGES = 256  # messages written per piece: bounds the output held in memory at once
 
 
+def has_nonfinite(value) -> bool:
+    """True when a value holds NaN or an infinity (``to_json`` raises on them); strings are not scanned."""
+    kind = type(value)
+    if kind is float:
+        return not math.isfinite(value)
+    if kind is dict:
+        return any(has_nonfinite(v) for v in value.values() if type(v) is not str)
+    if kind is list:
+        return any(has_nonfinite(v) for v in value if type(v) is not str)
+    return False
+
+
 def dumps_messages_chunks(messages: list[dict], end: bytes = b""):
     """``JSON.generate`` of a list of message mappings, as pieces of bytes (joined, they are the
-    whole text followed by ``end``), so a large prompt is never held twice in memory."""
+    whole text followed by ``end``), so a large prompt is never held twice in memory.
+
+    What would raise is found before the first piece, so nothing is written when it does.
+    """
+    if any(has_nonfinite(m) for m in messages):
+        yield dumps_messages_bytes(messages) + end  # raises RubyJSONError as JSON.generate does
+        return
     yield b"["
     for start in range(0, len(messages), CHUNK_MESSAGES):
         piece = dumps_messages_bytes(messages[start : start + CHUNK_MESSAGES])

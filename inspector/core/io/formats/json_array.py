@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import mmap
-from pathlib import Path
 
 import msgspec
 import orjson
 
 from inspector.core.errors import InputError
+from inspector.core.io import files
 from inspector.core.model import Chat, Message
 from inspector.core.ruby import json as rubyjson
 
@@ -55,8 +54,10 @@ def load_path(path, shown: str | None) -> Chat:
     msgspec rather than orjson here: measured 1.5-2x faster on whole chats, and it keeps wide
     integers exact instead of rounding them to floats.
     """
+    from inspector.core.io.formats import read_bytes
+
     try:
-        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        with files.map_regular(path, files.CHAT_LIMIT, "chat") as mapped:
             try:
                 parsed = _DECODE(mapped)
             except (msgspec.DecodeError, RecursionError):
@@ -64,8 +65,8 @@ def load_path(path, shown: str | None) -> Chat:
     except (OSError, ValueError):
         parsed = None
     if parsed is None:
-        return load_bytes(Path(path).read_bytes(), shown)  # the careful path, which names the line at fault
-    return _build(parsed, shown, lambda: Path(path).read_bytes().decode("utf-8", "replace"))
+        return load_bytes(read_bytes(path), shown)  # the careful path, which names the line at fault
+    return _build(parsed, shown, lambda: read_bytes(path).decode("utf-8", "replace"))
 
 
 def load_bytes(data: bytes, path: str | None) -> Chat:
