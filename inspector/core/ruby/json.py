@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from json.encoder import encode_basestring  # the C escaper: raw UTF-8, \uXXXX only below 0x20
+from typing import Any
 
 import orjson
 
@@ -31,7 +33,7 @@ def _strip_comments(text: str) -> str:
     return _COMMENT.sub(lambda m: m.group() if m.group().startswith('"') else " ", text)
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> Any:
     raise ValueError(f"unexpected token {name}")
 
 
@@ -41,14 +43,15 @@ _LONG_DIGITS = re.compile(r"\d{19}")
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89abAB]|\\u[dD][c-fC-F]")
 
 
-def has_wide_float(value) -> bool:
+def has_wide_float(value: Any) -> bool:
     """True when a parsed value holds a float that may have been a wide integer (orjson's rounding).
 
     Strings are skipped without a scan, so this walks only the structure of a large chat.
     """
     kind = type(value)
     if kind is float:
-        return abs(value) >= 2.0**63
+        wide: bool = abs(value) >= 2.0**63
+        return wide
     if kind is dict:
         return any(has_wide_float(v) for v in value.values() if type(v) is not str)
     if kind is list:
@@ -60,7 +63,7 @@ def has_long_digits(text: str) -> bool:
     return _LONG_DIGITS.search(text) is not None
 
 
-def parse(text: str, exact_integers: bool = True):
+def parse(text: str, exact_integers: bool = True) -> Any:
     """Parse like Ruby's ``JSON.parse`` (any top-level value, comments allowed).
 
     orjson turns integers wider than 64 bits into floats and refuses comments; Ruby keeps
@@ -83,7 +86,7 @@ def parse(text: str, exact_integers: bool = True):
     return _parse_stdlib(text)
 
 
-def _parse_stdlib(text: str):
+def _parse_stdlib(text: str) -> Any:
     try:
         try:
             value = _DECODER.decode(text)
@@ -123,13 +126,14 @@ def ruby_float(value: float) -> str:
 _FAST = (str, int, bool, type(None))
 
 
-def _plain(value) -> bool:
+def _plain(value: Any) -> bool:
     """True when orjson writes ``value`` exactly as Ruby does: no floats, no huge integers."""
     kind = type(value)
     if kind is str or value is None or kind is bool:
         return True
     if kind is int:
-        return -(2**63) <= value < 2**64
+        fits: bool = -(2**63) <= value < 2**64
+        return fits
     if kind is dict:
         return all(type(k) is str and _plain(v) for k, v in value.items())
     if kind is list:
@@ -137,7 +141,7 @@ def _plain(value) -> bool:
     return False
 
 
-def dumps_messages_bytes(messages: list[dict]) -> bytes:
+def dumps_messages_bytes(messages: list[dict[str, Any]]) -> bytes:
     """``JSON.generate`` of a list of message mappings, fast when no value needs Ruby's float forms."""
     if all(_plain(m) for m in messages):
         try:
@@ -150,7 +154,7 @@ def dumps_messages_bytes(messages: list[dict]) -> bytes:
 CHUNK_MESSAGES = 256  # messages written per piece: bounds the output held in memory at once
 
 
-def has_nonfinite(value) -> bool:
+def has_nonfinite(value: Any) -> bool:
     """True when a value holds NaN or an infinity (``to_json`` raises on them); strings are not scanned."""
     kind = type(value)
     if kind is float:
@@ -162,7 +166,7 @@ def has_nonfinite(value) -> bool:
     return False
 
 
-def dumps_messages_chunks(messages: list[dict], end: bytes = b""):
+def dumps_messages_chunks(messages: list[dict[str, Any]], end: bytes = b"") -> Iterator[bytes]:
     """``JSON.generate`` of a list of message mappings, as pieces of bytes (joined, they are the
     whole text followed by ``end``), so a large prompt is never held twice in memory.
 
@@ -178,11 +182,11 @@ def dumps_messages_chunks(messages: list[dict], end: bytes = b""):
     yield b"]" + end
 
 
-def dumps_messages(messages: list[dict]) -> str:
+def dumps_messages(messages: list[dict[str, Any]]) -> str:
     return dumps_messages_bytes(messages).decode("utf-8", "surrogatepass")
 
 
-def dumps(value) -> str:
+def dumps(value: Any) -> str:
     """``to_json`` / ``JSON.generate``: compact, raw UTF-8, key order kept."""
     kind = type(value)
     if kind is str:
@@ -207,7 +211,7 @@ def dumps(value) -> str:
 MAX_NESTING = 100  # JSON.parse's default max_nesting
 
 
-def too_deep(text: str, value, limit: int = MAX_NESTING) -> bool:
+def too_deep(text: str, value: Any, limit: int = MAX_NESTING) -> bool:
     """True when Ruby's ``JSON.parse`` would raise NestingError (arrays/objects nested past ``limit``).
 
     ``parse`` does not check this itself (shorten_tools' reading of it is unchanged); callers
@@ -216,7 +220,7 @@ def too_deep(text: str, value, limit: int = MAX_NESTING) -> bool:
     if text.count("[") + text.count("{") <= limit:
         return False  # cheap bound: cannot nest deeper than the brackets it holds
 
-    def depth(item, level: int) -> bool:
+    def depth(item: Any, level: int) -> bool:
         if level > limit:
             return True
         kind = type(item)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from inspector.core.model import Message
 from inspector.core.ruby.json import dumps, dumps_messages, dumps_messages_bytes, dumps_messages_chunks
@@ -46,8 +46,9 @@ def render(name: str, messages: list[Message]) -> bytes:
     return PRINTERS[name](messages).encode("utf-8", "surrogatepass")
 
 
-def render_chunks(name: str, messages: list[Message]):
+def render_chunks(name: str, messages: list[Message]) -> Iterator[bytes]:
     """``render`` as pieces of bytes: the JSON of a large prompt is written without one copy of it all."""
     if name == "json" and PRINTERS.get("json") is print_json:
-        return dumps_messages_chunks([m.fields for m in messages], b"\n")
+        chunks: Iterator[bytes] = dumps_messages_chunks([m.fields for m in messages], b"\n")
+        return chunks
     return iter((render(name, messages),))
