@@ -57,7 +57,7 @@ class ToolFacts:
     def __init__(self, messages: list[Message]):
         self.messages = messages
         self.count = len(messages)
-        order, kinds, raw, parsed, self.failures = _scan(messages, range(self.count - 1, -1, -1))
+        order, kinds, raw, parsed, self.failures, self.maybe_raises = _scan(messages, range(self.count - 1, -1, -1))
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -113,6 +113,7 @@ class ToolFacts:
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new.maybe_raises = self.maybe_raises[start:]
         return new
 
     def newer_than(self, count: int) -> int:
@@ -216,6 +217,8 @@ class ToolFacts:
         """
         if self.short[position] is not None:
             return position in self.band_errors
+        if not self.maybe_raises[position]:
+            return False  # plain types seen by the first reading, and strict JSON has no non-finite number
         data = self.parsed[position]
         if self.kinds[position] == CALL:
             if type(data.get("arguments")) is not dict:
@@ -285,7 +288,9 @@ def _scan(messages: Any, indices: Any) -> Any:
     raw: list[int] = []
     failed_data: dict[int, Any] = {}  # what a failing message parsed to (None when it did not parse)
     failures: dict[int, ScoutError] = {}
+    maybe_raises = bytearray()  # 1 where shortening might raise (a wrong type, a large array, an odd number)
     order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
+    risk_append = maybe_raises.append
     check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
@@ -303,6 +308,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         )
         content = message.fields.get("content")
         failed_data[len(order)] = data
+        risk_append(1)
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
@@ -336,9 +342,14 @@ def _scan(messages: Any, indices: Any) -> Any:
             # the common case: strict JSON holding an object (checked whole, only name and id built);
             # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
             # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
-            check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+            shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
             data = None
+            if kind == CALL:
+                risky = memoryview(shape.arguments)[:1].tobytes() != b"{"
+            else:
+                risky = memoryview(shape.content)[:1].tobytes() != b'"'  # a string: shortening cannot raise
         except strict_errors:
+            risky = True
             try:
                 data = careful(content, False)
             except rubyjson.RubyJSONError as exc:
@@ -352,17 +363,21 @@ def _scan(messages: Any, indices: Any) -> Any:
                 f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)",
             )
             continue
+        risk_append(risky)
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-    return order, kinds, raw, failed_data, failures
+    return order, kinds, raw, failed_data, failures, maybe_raises
 
 
 class _Identity(msgspec.Struct):
-    """The two keys an error message names; every other key is validated and skipped."""
+    """The keys a plan needs: name and id (errors name them), and where arguments and content start
+    (their first byte tells whether shortening could raise); every other key is validated and skipped."""
 
     name: object = None
     id: object = None
+    arguments: msgspec.Raw = msgspec.Raw(b"")
+    content: msgspec.Raw = msgspec.Raw(b"")
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
