@@ -23,7 +23,7 @@ from inspector.core.errors import InputError
 from inspector.core.inspection import Inspection, inspect_chat
 from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, read_bytes, scout_chat
 from inspector.core.model import Chat, Finding, Message
-from inspector.core.scout.preprocess import WORKFLOW_ROLES, Item, _previous_response, _Work
+from inspector.core.scout.preprocess import WORKFLOW_ROLES, Item, _previous_response, _Work, preprocess
 from inspector.core.scout.roles import unknown_role_findings
 from inspector.core.scout.settings import resolve
 
@@ -53,9 +53,11 @@ class ChatHistory:
         self.marked: scout_chat.Marked | None = None
         self.data = data
         chat = self._load_whole()
-        self.whole: Inspection = inspect_chat(
-            chat, overrides=overrides, strategies=strategies, env=env, config_files=config_files
-        )
+        self._setup(inspect_chat(chat, overrides=overrides, strategies=strategies, env=env, config_files=config_files))
+
+    def _setup(self, whole: Inspection) -> None:
+        chat = whole.chat
+        self.whole = whole
         self.source: list[Message] = self.marked.parsed.messages if self.marked is not None else chat.messages
         self.calls, self.findings = find_calls(self.source)
         self._final_index = {id(m): i for i, m in enumerate(chat.messages)}
@@ -68,6 +70,81 @@ class ChatHistory:
             and not chat.config
         )
         self.reloads = 0  # cut chats loaded from their bytes (no shortcut applied); tests read it
+
+    def grown(self, appended: bytes) -> ChatHistory | None:
+        """This chat after ``appended`` was appended to its file, re-reading only the new part: the parse
+        resumes at the last response header, tool facts are extended. None when that is not exact (not a
+        scout chat, an XML tag now closes, invalid UTF-8): load the file again."""
+        if self.marked is None or self.data is None:
+            return None
+        try:
+            added = appended.decode("utf-8")  # the old bytes were valid UTF-8 as a whole
+        except UnicodeDecodeError:
+            return None
+        data = self.data + appended
+        marked = self.marked.extend(added)
+        if marked is None:
+            return None
+        new = ChatHistory.__new__(ChatHistory)
+        new.path, new.input_format, new.overrides = self.path, self.input_format, self.overrides
+        new.strategies, new.env, new.config_files = self.strategies, self.env, self.config_files
+        new.marked, new.data = marked, data
+        chat = self._grown_plain(marked) if self.plain else None
+        if chat is None:
+            chat = scout_chat.load_parsed(marked.parsed, self.path)
+            chat.format = scout_chat.NAME
+            chat.findings.extend(unknown_role_findings(chat.messages, True))
+        old = self.whole
+        facts = None
+        if old.facts is not None and _is_prefix(old.chat.messages, chat.messages):
+            facts = old.facts.extended_facts(chat.messages)
+        if chat.config == old.chat.config:
+            whole = Inspection(chat, old.thresholds, self.strategies, facts=facts, epoch=old.epoch)
+        else:
+            whole = inspect_chat(
+                chat,
+                overrides=self.overrides,
+                strategies=self.strategies,
+                env=self.env,
+                config_files=self.config_files,
+                facts=facts,
+            )
+        new._setup(whole)
+        return new
+
+    def _grown_plain(self, marked: scout_chat.Marked) -> Chat | None:
+        """A plain chat's pre-processing after an append: only the new messages are pre-processed (each
+        message is kept or dropped on its own), the rest is the old chat's (None: not plain any more)."""
+        old_source, source = self.source, marked.parsed.messages
+        same = 0
+        for a, b in zip(old_source, source):
+            if a is not b:
+                break
+            same += 1
+        tail = source[same:]
+        if same == 0 or any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in tail):
+            return None
+        old = self.whole.chat
+        kept = next((self._final_index[id(m)] for m in old_source[same:] if id(m) in self._final_index), len(old))
+        part = Chat(list(tail), path=self.path, format=scout_chat.NAME)
+        preprocess(part)
+        if part.options or part.config or part.strategies is not None:
+            return None
+        before = {id(m) for m in old_source[:same]}
+        consumed = [c for c in old.consumed if id(c.message) in before]
+        for record in part.consumed:
+            record.before += kept
+            consumed.append(record)
+        messages = old.messages[:kept] + part.messages
+        chat = Chat(messages, path=self.path, format=scout_chat.NAME, findings=list(marked.parsed.findings))
+        chat.consumed = consumed
+        ids = [Item((i,), m) for i, m in enumerate(source) if m.fields.get("role") == "previous_response_id"]
+        if ids:
+            work = _Work(self.path)
+            _previous_response(ids, work, Chat([]))
+            chat.findings.extend(work.findings)
+        chat.findings.extend(unknown_role_findings(messages, True))
+        return chat
 
     def __repr__(self) -> str:
         return f"ChatHistory({self.path!r}, {len(self.calls)} calls)"

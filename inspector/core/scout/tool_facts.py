@@ -85,6 +85,38 @@ class ToolFacts:
         new._risky = None
         return new
 
+    def extended_facts(self, messages: list[Message]) -> ToolFacts:
+        """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
+        only the new messages are scanned; the newer tool positions go in front of the old ones."""
+        old = self.count
+        order, kinds, raw, parsed, failures = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        shift = len(order)
+        new = ToolFacts.__new__(ToolFacts)
+        new.messages = messages
+        new.count = len(messages)
+        new.order = order + self.order
+        new.kinds = kinds + self.kinds
+        new.raw = raw + self.raw
+        new.parsed = parsed + self.parsed
+        new.failures = {**failures, **{p + shift: e for p, e in self.failures.items()}}
+        outs, counted = [], 0
+        for kind in kinds:
+            if kind == OUTPUT:
+                counted += 1
+            outs.append(counted)
+        new.outs = outs + [n + counted for n in self.outs]
+        new.prefix = [0, *accumulate(new.raw)]
+        new.first_failure = min(new.failures) if new.failures else len(new.order)
+        new.short = [None] * shift + self.short
+        new.short_text = {p + shift: t for p, t in self.short_text.items()}
+        new.band_errors = {p + shift: e for p, e in self.band_errors.items()}
+        new.position = {index: p for p, index in enumerate(new.order)}
+        new._nontool_chars = None
+        new._tool_chars = None
+        new._columns = None
+        new._risky = None
+        return new
+
     def newer_than(self, count: int) -> int:
         """How many tool positions hold a message at index ``count`` or later (order is newest first)."""
         order = self.order
