@@ -30,6 +30,7 @@ class ChatLoaded(Message):
     totals: Totals
     loaded: Thresholds  # the values resolved at load (what "reset" returns to)
     elapsed: float
+    history: object = None  # inspector.core.calls.history.ChatHistory: the model calls of the chat
 
 
 @dataclass
@@ -80,6 +81,37 @@ class Compared(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, Compared)
+
+
+@dataclass
+class CallShown(Message):
+    """The chat as it stood before a model call (``number`` None: the whole chat, the next call)."""
+
+    number: int | None
+    inspection: Inspection
+    rows: RowModel
+    prompt: Prompt
+    totals: Totals
+    order: list[int] | None
+    thresholds: Thresholds
+    version: int
+    row: int | None = None  # the row to select (None: the last message, just above the response)
+
+
+@dataclass
+class StripReady(Message):
+    """The tiers of one message over every call, for the strip under the list."""
+
+    index: int
+    timeline: object  # inspector.core.calls.timeline.Timeline
+    version: int
+
+
+@dataclass
+class Followed(Message):
+    """A followed chat changed (or could not be read)."""
+
+    update: object  # inspector.core.calls.live.Update
 
 
 @dataclass

@@ -206,6 +206,17 @@ class ChatHistory:
         found = (self._final_index.get(id(m)) for m in self.source[call.start : call.end])
         return [i for i in found if i is not None]
 
+    def call_of(self, message: Message) -> int | None:
+        """The call whose response holds ``message`` (a message of the whole chat or of a chat at a call)."""
+        at = next((k for k, m in enumerate(self.source) if m is message), None)
+        if at is None:
+            at = next(
+                (k for k, m in enumerate(self.source) if m.line == message.line and m.fields == message.fields), None
+            )
+        if at is None:
+            return None
+        return next((c.number for c in self.calls if c.start <= at < c.end), None)
+
     def first_call_after(self, index: int) -> int | None:
         """The first call whose prompt can hold message ``index`` of the whole chat (None: no call after it)."""
         message = self.whole.chat.messages[index]

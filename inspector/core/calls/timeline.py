@@ -102,19 +102,22 @@ def text_timelines(
     whole = history.whole
     result = trace(whole, text, regex=regex, ignore_case=ignore_case)
     occurrences = [o for o in result.occurrences if o.message is not None]
-    lines = []
-    for occurrence in occurrences:
-        line = message_tiers(history, occurrence.message)
-        content = whole.chat.messages[occurrence.message].fields.get("content")
-        cut_keeps: bool | None = None
-        for k, tier in enumerate(line.tiers):
-            if tier != d.TRUNCATED:
-                continue
-            if cut_keeps is None:  # the shortened text is the same at every call: test it once
-                cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, occurrence.message))
-            line.visible[k] = cut_keeps
-        lines.append(line)
-    return occurrences, lines
+    return occurrences, [occurrence_timeline(history, o) for o in occurrences]
+
+
+def occurrence_timeline(history: ChatHistory, occurrence: Occurrence) -> Timeline:
+    """Per call, whether the model was sent this occurrence (a truncated message may have lost it)."""
+    whole = history.whole
+    line = message_tiers(history, occurrence.message)
+    content = whole.chat.messages[occurrence.message].fields.get("content")
+    cut_keeps: bool | None = None
+    for k, tier in enumerate(line.tiers):
+        if tier != d.TRUNCATED:
+            continue
+        if cut_keeps is None:  # the shortened text is the same at every call: test it once
+            cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, occurrence.message))
+        line.visible[k] = cut_keeps
+    return line
 
 
 def _shortened(facts: ToolFacts, index: int):
