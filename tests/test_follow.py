@@ -104,6 +104,6 @@ def test_a_json_array_is_rewritten_whole(tmp_path):
 def test_a_watch_checks_the_bytes_before_an_append(tmp_path):
     path = tmp_path / "f"
     path.write_bytes(b"abc")
-    watch = Watch(str(path), b"abc")
+    watch = Watch(str(path), 3, b"abc")
     path.write_bytes(b"xbcdef")  # longer, but the old bytes changed
     assert watch.poll().change is Change.REWRITTEN

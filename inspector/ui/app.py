@@ -183,7 +183,7 @@ class InspectorApp(App):
                 env=self.env,
             )
             inspection = history.whole
-            rows = RowModel(inspection.chat, inspection.facts)
+            rows = history.rows_at(None, inspection)
             thresholds = keep or inspection.thresholds
             prompt = inspection.prompt(thresholds, self.strategies)
             totals = summary_totals(rows, prompt)
@@ -701,7 +701,7 @@ class InspectorApp(App):
         inspection = history.whole if number is None else history.at(number)
         if own is not None:
             thresholds = inspection.thresholds  # not edited: each call under its own chat's config lines
-        rows = RowModel(inspection.chat, inspection.facts)
+        rows = history.rows_at(number, inspection)
         prompt = inspection.prompt(thresholds, strategies)
         totals = summary_totals(rows, prompt)
         order = filter_rows(rows, prompt, self.filter_tier, self.filter_role)

@@ -15,10 +15,11 @@ Tests compare every shortcut with a real re-load of the cut file.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from pathlib import Path
 
-from inspector.core.calls.find import Call, find_calls
+from inspector.core.calls.find import Call, index_calls
 from inspector.core.errors import InputError
 from inspector.core.inspection import Inspection, inspect_chat
 from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, read_bytes, scout_chat
@@ -51,52 +52,77 @@ class ChatHistory:
         self.env = env
         self.config_files = config_files
         self.marked: scout_chat.Marked | None = None
-        self.data = data
+        self._parts: list[bytes] = [data] if data is not None else []
         chat = self._load_whole()
         self._setup(inspect_chat(chat, overrides=overrides, strategies=strategies, env=env, config_files=config_files))
 
-    def _setup(self, whole: Inspection) -> None:
+    def _setup(self, whole: Inspection, old: ChatHistory | None = None, kept: int = 0, same: int = 0) -> None:
+        """Index the chat; ``old``: the history this one grew from, whose first ``kept`` prompt messages
+        (and the source messages before them) are unchanged, so their indexes are extended, not rebuilt."""
         chat = whole.chat
         self.whole = whole
         self.source: list[Message] = self.marked.parsed.messages if self.marked is not None else chat.messages
-        self.calls, self.findings = find_calls(self.source)
-        self._final_index = {id(m): i for i, m in enumerate(chat.messages)}
+        self._names: dict[int, tuple[Message, str | None]] = old._names if old is not None else {}
+        self.call_index = index_calls(self.source, self._names, old.call_index if old is not None else None, same)
+        self.calls, self.findings = self.call_index.calls, self.call_index.findings(self.source)
+        if old is not None:
+            self._final_index = {k: i for k, i in old._final_index.items() if i < kept}
+            self._final_index.update((id(m), i) for i, m in enumerate(chat.messages[kept:], kept))
+        else:
+            self._final_index = {id(m): i for i, m in enumerate(chat.messages)}
         self._cache: OrderedDict[int, Inspection] = OrderedDict()
         self._line_starts: list[int] | None = None
+        fresh = self.source if old is None else self.source[same:]
         self.plain = (
             self.marked is not None
-            and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in self.source)
+            and (old is None or old.plain)
+            and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in fresh)
             and not chat.options
             and not chat.config
         )
+        base = 0 if old is None else same
+        self.response_ids = [i for i in old.response_ids if i < same] if old is not None else []
+        self.response_ids += [i for i, m in enumerate(fresh, base) if m.fields.get("role") == "previous_response_id"]
+        self.consumed_befores = [c.before for c in chat.consumed]
+        if old is None:
+            self.unknown_roles = bool(unknown_role_findings(chat.messages, True))
+        else:
+            self.unknown_roles = old.unknown_roles or bool(unknown_role_findings(chat.messages[kept:], True))
+        self.prefix_counts: dict[int, int] = {}  # calls whose chat is the whole chat's first messages
+        self._rows = None  # the whole chat's RowModel, once asked for
         self.reloads = 0  # cut chats loaded from their bytes (no shortcut applied); tests read it
 
     def grown(self, appended: bytes) -> ChatHistory | None:
         """This chat after ``appended`` was appended to its file, re-reading only the new part: the parse
         resumes at the last response header, tool facts are extended. None when that is not exact (not a
         scout chat, an XML tag now closes, invalid UTF-8): load the file again."""
-        if self.marked is None or self.data is None:
+        if self.marked is None or not self._parts:
             return None
         try:
             added = appended.decode("utf-8")  # the old bytes were valid UTF-8 as a whole
         except UnicodeDecodeError:
             return None
-        data = self.data + appended
         marked = self.marked.extend(added)
         if marked is None:
             return None
         new = ChatHistory.__new__(ChatHistory)
         new.path, new.input_format, new.overrides = self.path, self.input_format, self.overrides
         new.strategies, new.env, new.config_files = self.strategies, self.env, self.config_files
-        new.marked, new.data = marked, data
-        chat = self._grown_plain(marked) if self.plain else None
-        if chat is None:
+        # the file's bytes as the pieces read: joining 70 MB on every append costs more than the parse
+        new.marked, new._parts = marked, [*self._parts, appended]
+        grown = self._grown_plain(marked) if self.plain else None
+        if grown is None:
             chat = scout_chat.load_parsed(marked.parsed, self.path)
             chat.format = scout_chat.NAME
             chat.findings.extend(unknown_role_findings(chat.messages, True))
+            prefix = _is_prefix(self.whole.chat.messages, chat.messages)
+        else:
+            chat, kept, same = grown
+            old_messages = self.whole.chat.messages
+            prefix = _is_prefix(old_messages[kept:], chat.messages[kept:])  # the first `kept` are the same objects
         old = self.whole
         facts = None
-        if old.facts is not None and _is_prefix(old.chat.messages, chat.messages):
+        if old.facts is not None and prefix:
             facts = old.facts.extended_facts(chat.messages)
         if chat.config == old.chat.config:
             whole = Inspection(chat, old.thresholds, self.strategies, facts=facts, epoch=old.epoch)
@@ -109,10 +135,13 @@ class ChatHistory:
                 config_files=self.config_files,
                 facts=facts,
             )
-        new._setup(whole)
+        if grown is not None:
+            new._setup(whole, self, kept, same)
+        else:
+            new._setup(whole)
         return new
 
-    def _grown_plain(self, marked: scout_chat.Marked) -> Chat | None:
+    def _grown_plain(self, marked: scout_chat.Marked) -> tuple[Chat, int, int] | None:
         """A plain chat's pre-processing after an append: only the new messages are pre-processed (each
         message is kept or dropped on its own), the rest is the old chat's (None: not plain any more)."""
         old_source, source = self.source, marked.parsed.messages
@@ -130,24 +159,49 @@ class ChatHistory:
         preprocess(part)
         if part.options or part.config or part.strategies is not None:
             return None
-        before = {id(m) for m in old_source[:same]}
-        consumed = [c for c in old.consumed if id(c.message) in before]
+        redone = {id(m) for m in old_source[same:]}  # read again: their consumed records are replaced
+        consumed = list(old.consumed)
+        while consumed and id(consumed[-1].message) in redone:
+            consumed.pop()  # sorted by place in the file, so they are the last ones
         for record in part.consumed:
             record.before += kept
             consumed.append(record)
         messages = old.messages[:kept] + part.messages
         chat = Chat(messages, path=self.path, format=scout_chat.NAME, findings=list(marked.parsed.findings))
         chat.consumed = consumed
-        ids = [Item((i,), m) for i, m in enumerate(source) if m.fields.get("role") == "previous_response_id"]
-        if ids:
+        last = next((m for m in reversed(source) if m.fields.get("role") == "previous_response_id"), None)
+        if last is not None:  # the finding names the last one
             work = _Work(self.path)
-            _previous_response(ids, work, Chat([]))
+            _previous_response([Item((0,), last)], work, Chat([]))
             chat.findings.extend(work.findings)
-        chat.findings.extend(unknown_role_findings(messages, True))
-        return chat
+        if self.unknown_roles or unknown_role_findings(part.messages, True):
+            chat.findings.extend(unknown_role_findings(messages, True))
+        return chat, kept, same
 
     def __repr__(self) -> str:
         return f"ChatHistory({self.path!r}, {len(self.calls)} calls)"
+
+    @property
+    def data(self) -> bytes | None:
+        """The file's bytes as read (None: a large JSON array read through a memory map)."""
+        if not self._parts:
+            return None
+        if len(self._parts) > 1:
+            self._parts = [b"".join(self._parts)]
+        return self._parts[0]
+
+    @property
+    def size(self) -> int | None:
+        return sum(len(p) for p in self._parts) if self._parts else None
+
+    def tail(self, count: int) -> bytes:
+        """The last ``count`` bytes read."""
+        out = b""
+        for part in reversed(self._parts):
+            out = part[-(count - len(out)) :] + out if count > len(out) else out
+            if len(out) >= count:
+                break
+        return out
 
     # -- loading -------------------------------------------------------------------------
     def _is_scout(self, data: bytes) -> bool:
@@ -156,11 +210,11 @@ class ChatHistory:
         return detect(data[:65536].decode("utf-8", "ignore"), self.path) == scout_chat.NAME
 
     def _load_whole(self) -> Chat:
-        if self.data is None and self.input_format in (None, "json") and _large_json(self.path):
+        if not self._parts and self.input_format in (None, "json") and _large_json(self.path):
             return load_chat(self.path, self.input_format)  # a large JSON array is parsed from a memory map
-        if self.data is None:
-            self.data = read_bytes(self.path)
-        data = self.data
+        if not self._parts:
+            self._parts = [read_bytes(self.path)]
+        data = self._parts[0]
         if self.input_format is not None and self.input_format not in FORMATS:
             return load_data(data, self.path, self.input_format)  # its error message
         if self._is_scout(data):
@@ -228,8 +282,8 @@ class ChatHistory:
     # -- the chat at a call ---------------------------------------------------------------
     def cut_bytes(self, number: int) -> bytes:
         """The chat file as it stood before call ``number`` (scout chats; JSON formats cut the list instead)."""
-        if self.data is None:
-            self.data = read_bytes(self.path)
+        if not self._parts:
+            self._parts = [read_bytes(self.path)]
         line = self.call(number).line
         if line is None:
             raise ValueError("only a chat with source lines can be cut as a file")
@@ -253,7 +307,21 @@ class ChatHistory:
         count = self.response_index(call.number)
         if count is None:
             return None
-        return _plain_cut_chat(self.whole.chat, self.source, parsed, start, count)
+        self.prefix_counts[call.number] = count
+        return _plain_cut_chat(self, parsed, start, count)
+
+    def rows_at(self, number: int | None, inspection: Inspection):
+        """The RowModel of the chat at call ``number`` (None: the whole chat), shared with the whole chat's
+        rows when the cut chat is its prefix."""
+        from inspector.core.present.rows import RowModel
+
+        if self._rows is None:
+            self._rows = RowModel(self.whole.chat, self.whole.facts)
+        if number is None or inspection is self.whole:
+            return self._rows
+        if number in self.prefix_counts:
+            return self._rows.prefix(inspection.chat, inspection.facts)
+        return RowModel(inspection.chat, inspection.facts)
 
     def at(self, number: int) -> Inspection:
         """The inspection of the chat as it stood just before call ``number``."""
@@ -272,7 +340,7 @@ class ChatHistory:
         chat = self._cut_chat(call)
         whole = self.whole
         facts = None
-        if _is_prefix(chat.messages, whole.chat.messages):
+        if number in self.prefix_counts or _is_prefix(chat.messages, whole.chat.messages):
             facts = whole.facts.prefix_facts(chat.messages)
         if chat.config == whole.chat.config:
             return Inspection(chat, whole.thresholds, self.strategies, facts=facts, epoch=whole.epoch)
@@ -332,17 +400,20 @@ NOT_PLAIN = frozenset(
 )
 
 
-def _plain_cut_chat(whole: Chat, source: list[Message], parsed, start: int, count: int) -> Chat:
+def _plain_cut_chat(history: ChatHistory, parsed, start: int, count: int) -> Chat:
     """The cut chat of a plain scout chat, from the whole chat's lists (``count`` prompt messages)."""
+    whole, source = history.whole.chat, history.source
     messages = whole.messages[:count]
-    consumed = [c for c in whole.consumed if c.before <= count]
+    # consumed items are sorted by their place in the file, so those before the response come first
+    consumed = whole.consumed[: bisect_right(history.consumed_befores, count)]
     chat = Chat(messages, path=whole.path, format=whole.format, findings=list(parsed.findings), consumed=consumed)
-    ids = [Item((i,), m) for i, m in enumerate(source[:start]) if m.fields.get("role") == "previous_response_id"]
+    ids = history.response_ids[: bisect_left(history.response_ids, start)]
     if ids:
         work = _Work(whole.path)
-        _previous_response(ids, work, Chat([]))
+        _previous_response([Item((i,), source[i]) for i in ids], work, Chat([]))
         chat.findings.extend(work.findings)
-    chat.findings.extend(unknown_role_findings(messages, True))
+    if history.unknown_roles:
+        chat.findings.extend(unknown_role_findings(messages, True))
     return chat
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from inspector.core.calls.history import ChatHistory
 from inspector.core.errors import InputError
-from inspector.core.io.follow import Change, Watch
+from inspector.core.io.follow import SEAM, Change, Watch
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +20,7 @@ class Update:
 class Follower:
     def __init__(self, history: ChatHistory):
         self.history = history
-        self.watch = Watch(history.path, history.data)
+        self.watch = Watch(history.path, history.size, history.tail(SEAM))
 
     def poll(self) -> Update | None:
         """None when nothing changed; else what changed and the chat as it is now."""
@@ -42,7 +42,7 @@ class Follower:
             history = self._reload()
         except InputError as exc:
             # a writer caught mid-write (half a JSON document): say so and try again at the next change
-            self.watch.reset(None)
+            self.watch.reset(None, b"")
             return Update(change, None, f"cannot read the chat now: {exc}")
         self.history = history
         what = {
@@ -63,5 +63,5 @@ class Follower:
             env=old.env,
             config_files=old.config_files,
         )
-        self.watch.reset(history.data)
+        self.watch.reset(history.size, history.tail(SEAM))
         return history

@@ -179,6 +179,9 @@ def tier_in_prefix(facts: ToolFacts, count: int, index: int, thresholds: tuple[i
     q = facts.position.get(index)
     if q is None:
         # a message outside the walk is sent unless scout-ai raises on an older tool message
+        risky = facts.risky()
+        if not any(p >= s for p in facts.failures) and (not risky or risky[-1] < s):
+            return d.FULL  # nothing in this chat can raise
         failed = _walk(facts, s, None, thresholds)
         return d.UNDECIDED if failed is not None and index < facts.order[failed] else d.FULL
     return _walk(facts, s, q, thresholds)

@@ -49,17 +49,17 @@ class Poll:
 class Watch:
     """One file's last known state; ``poll()`` compares the file with it and moves it on."""
 
-    def __init__(self, path: str, data: bytes | None):
+    def __init__(self, path: str, size: int | None, tail: bytes):
         self.path = path
-        self.reset(data)
+        self.reset(size, tail)
 
-    def reset(self, data: bytes | None) -> None:
-        """After the file was read whole (``data``: its bytes, None when they were not kept)."""
+    def reset(self, size: int | None, tail: bytes) -> None:
+        """After the file was read: ``size`` bytes (None: not kept), ending with ``tail``."""
         self.stamp = Stamp.of(self.path)
-        self.seam = (data or b"")[-SEAM:]
-        if self.stamp is not None and data is not None and self.stamp.size != len(data):
+        self.seam = tail[-SEAM:]
+        if self.stamp is not None and size is not None and self.stamp.size != size:
             # written between the read and now: compare with what was read, so the next poll sees it
-            self.stamp = Stamp(self.stamp.inode, self.stamp.device, len(data), -1)
+            self.stamp = Stamp(self.stamp.inode, self.stamp.device, size, -1)
 
     def poll(self) -> Poll:
         old, now = self.stamp, Stamp.of(self.path)

@@ -8,6 +8,7 @@ because a view shows a screenful of a 20,000-message chat.
 from __future__ import annotations
 
 import json
+from itertools import accumulate
 
 from inspector.core.model import Chat, Consumed, Message
 from inspector.core.present.explain_report import tool_identity
@@ -68,9 +69,31 @@ class RowModel:
                 self.row_of_message[ref] = row
         self._left: dict[int, tuple[str, str, str]] = {}
         self._consumed_chars: int | None = None
+        self._consumed_prefix: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.refs)
+
+    def prefix(self, chat: Chat, facts: ToolFacts) -> RowModel:
+        """The rows of ``chat``, whose messages and consumed items are the first ones of this chat's (the chat
+        as it stood at an earlier model call): the row numbers and previews are the same, so they are shared."""
+        count = len(chat.messages)
+        end = self.row_of_message[count] if count < len(self.row_of_message) else len(self.refs)
+        new = RowModel.__new__(RowModel)
+        new.chat, new.facts = chat, facts
+        new.refs = self.refs[:end]
+        if len(chat.consumed) != sum(1 for ref in new.refs if ref < 0):
+            return RowModel(chat, facts)  # not a prefix after all: count them again
+        new.row_of_message = self.row_of_message[:count]
+        new._left = self._left  # same row, same message, same preview
+        if self._consumed_prefix is None:
+            self._consumed_prefix = [
+                0,
+                *accumulate(chars_of(c.message.fields.get("content")) for c in self.chat.consumed),
+            ]
+        new._consumed_chars = self._consumed_prefix[len(chat.consumed)]
+        new._consumed_prefix = None
+        return new
 
     # -- what a row is ----------------------------------------------------------------
     def message_index(self, row: int) -> int | None:

@@ -54,6 +54,7 @@ class ToolFacts:
         self._tool_chars: int | None = None
         self._columns = None
         self._risky: list[int] | None = None
+        self._char_sums: tuple[list[int], list[int]] | None = None
 
     def prefix_facts(self, messages: list[Message]) -> ToolFacts:
         """The facts of ``messages``, which must equal this list's first ``len(messages)`` messages.
@@ -79,11 +80,23 @@ class ToolFacts:
         new.short_text = {p - start: t for p, t in self.short_text.items() if p >= start}
         new.band_errors = {p - start: e for p, e in self.band_errors.items() if p >= start}
         new.position = {index: p for p, index in enumerate(new.order)}
-        new._nontool_chars = None
-        new._tool_chars = None
+        sums = self._sums()
+        new._tool_chars = sums[1][start]
+        new._nontool_chars = sums[0][count] - new._tool_chars
         new._columns = None
         new._risky = None
+        new._char_sums = None
         return new
+
+    def _sums(self) -> tuple[list[int], list[int]]:
+        """Characters of the first k messages, and tool characters counted from each position on."""
+        if self._char_sums is None:
+            chars = [0, *accumulate(chars_of(m.fields.get("content")) for m in self.messages)]
+            counted = [0] * (len(self.order) + 1)
+            for p in range(len(self.order) - 1, -1, -1):
+                counted[p] = counted[p + 1] + (self.raw[p] if self.kinds[p] != FAIL else 0)
+            self._char_sums = (chars, counted)
+        return self._char_sums
 
     def extended_facts(self, messages: list[Message]) -> ToolFacts:
         """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
@@ -115,6 +128,7 @@ class ToolFacts:
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new._char_sums = None
         return new
 
     def newer_than(self, count: int) -> int:
