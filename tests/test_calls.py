@@ -199,7 +199,7 @@ def test_shared_rows_and_facts_at_a_call_equal_fresh_ones(tmp_path, seed):
     for number in range(1, len(history) + 1):
         inspection = history.at(number)
         shared, fresh = history.rows_at(number, inspection), RowModel(inspection.chat, inspection.facts)
-        assert shared.refs == fresh.refs and shared.row_of_message == fresh.row_of_message
+        assert shared.refs == fresh.refs and shared.numbers == fresh.numbers
         assert shared.consumed_chars() == fresh.consumed_chars()
         assert [shared.left(r) for r in range(len(shared))] == [fresh.left(r) for r in range(len(fresh))]
         facts, again = inspection.facts, ToolFacts(inspection.chat.messages)

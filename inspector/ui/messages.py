@@ -15,6 +15,9 @@ from textual.worker import Worker, WorkerState
 
 from inspector.core.analysis.compare import Comparison
 from inspector.core.analysis.sweep import SweepRow
+from inspector.core.calls.history import ChatHistory
+from inspector.core.calls.live import Update
+from inspector.core.calls.timeline import Timeline
 from inspector.core.inspection import Inspection
 from inspector.core.present.rows import RowModel
 from inspector.core.scout.prepare import Prompt
@@ -30,7 +33,7 @@ class ChatLoaded(Message):
     totals: Totals
     loaded: Thresholds  # the values resolved at load (what "reset" returns to)
     elapsed: float
-    history: object = None  # inspector.core.calls.history.ChatHistory: the model calls of the chat
+    history: ChatHistory | None = None  # the model calls of the chat
 
 
 @dataclass
@@ -103,7 +106,7 @@ class StripReady(Message):
     """The tiers of one message over every call, for the strip under the list."""
 
     index: int
-    timeline: object  # inspector.core.calls.timeline.Timeline
+    timeline: Timeline
     version: int
 
 
@@ -111,7 +114,7 @@ class StripReady(Message):
 class Followed(Message):
     """A followed chat changed (or could not be read)."""
 
-    update: object  # inspector.core.calls.live.Update
+    update: Update
 
 
 @dataclass

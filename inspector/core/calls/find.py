@@ -104,13 +104,13 @@ def index_calls(
     responses = RESPONSE_ROLES
     runs = [i for i, r in enumerate(roles) if r in responses and (i == 0 or roles[i - 1] not in responses)]
     metas = [i for i, r in enumerate(roles) if r == "meta"]
-    starts, unmarked, lone = runs, [], []
+    starts, unmarked, lone = runs, list[int](), list[int]()
     if has_meta:
         marked = {i + 1 for i in metas if i + 1 < len(roles) and roles[i + 1] in responses}
         starts = [i for i in runs if i in marked]
         unmarked = [begin + i for i in runs if i not in marked]
         lone = [begin + i for i in metas if i + 1 >= len(roles) or roles[i + 1] not in responses]
-    if kept:
+    if kept and old is not None:
         unmarked = [i for i in old.unmarked if i < begin] + unmarked
         lone = [i for i in old.lone if i < begin] + lone
     calls = list(kept)
@@ -131,7 +131,8 @@ def index_calls(
                 if name is not None:
                     tools.append(name)
         first = messages[begin + start]
-        calls.append(Call(len(calls) + 1, begin + start, begin + end, first.line, roles[start], tuple(tools)))
+        role = roles[start]
+        calls.append(Call(len(calls) + 1, begin + start, begin + end, first.line, str(role), tuple(tools)))
     return CallIndex(calls, unmarked, lone, has_meta)
 
 

@@ -5,7 +5,7 @@ depends on what came before: clear, option and config lines); for the JSON forma
 cut. Stepping through calls of a large chat must be fast, so the work is shared where that is exact:
 
 - the whole file is parsed once; the parse of a cut file is replayed from a snapshot of the parser
-  (``scout_chat.Marked``), or the cut bytes are really re-loaded when it cannot be replayed;
+  (``Marked``), or the cut bytes are really re-loaded when it cannot be replayed;
 - when the cut chat's messages are the first messages of the whole chat (pre-processing took nothing
   back), its tool facts are the whole chat's, re-based, so no tool JSON is parsed again;
 - thresholds are resolved again only when the cut chat's own config lines differ.
@@ -18,15 +18,22 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from inspector.core.calls.find import Call, index_calls
+from inspector.core.calls.find import Call, CallIndex, index_calls
 from inspector.core.errors import InputError
 from inspector.core.inspection import Inspection, inspect_chat
-from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, read_bytes, scout_chat
+from inspector.core.io.files import read_chat_bytes
+from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, scout_chat
 from inspector.core.model import Chat, Finding, Message
-from inspector.core.scout.preprocess import WORKFLOW_ROLES, Item, _previous_response, _Work, preprocess
+from inspector.core.scout.parser import Marked, Parsed
+from inspector.core.scout.preprocess import WORKFLOW_ROLES, preprocess, previous_response_findings
 from inspector.core.scout.roles import unknown_role_findings
 from inspector.core.scout.settings import resolve
+from inspector.core.scout.tool_facts import ToolFacts
+
+if TYPE_CHECKING:
+    from inspector.core.present.rows import RowModel
 
 KEEP = 16  # inspections at calls kept for stepping back and forth
 
@@ -51,7 +58,7 @@ class ChatHistory:
         self.strategies = strategies
         self.env = env
         self.config_files = config_files
-        self.marked: scout_chat.Marked | None = None
+        self.marked: Marked | None = None
         self._parts: list[bytes] = [data] if data is not None else []
         chat = self._load_whole()
         self._setup(inspect_chat(chat, overrides=overrides, strategies=strategies, env=env, config_files=config_files))
@@ -63,17 +70,19 @@ class ChatHistory:
         self.whole = whole
         self.source: list[Message] = self.marked.parsed.messages if self.marked is not None else chat.messages
         self._names: dict[int, tuple[Message, str | None]] = old._names if old is not None else {}
-        self.call_index = index_calls(self.source, self._names, old.call_index if old is not None else None, same)
+        self.call_index: CallIndex = index_calls(
+            self.source, self._names, old.call_index if old is not None else None, same
+        )
         self.calls, self.findings = self.call_index.calls, self.call_index.findings(self.source)
         if old is not None:
-            self._final_index = {k: i for k, i in old._final_index.items() if i < kept}
+            self._final_index: dict[int, int] = {k: i for k, i in old._final_index.items() if i < kept}
             self._final_index.update((id(m), i) for i, m in enumerate(chat.messages[kept:], kept))
         else:
             self._final_index = {id(m): i for i, m in enumerate(chat.messages)}
         self._cache: OrderedDict[int, Inspection] = OrderedDict()
         self._line_starts: list[int] | None = None
         fresh = self.source if old is None else self.source[same:]
-        self.plain = (
+        self.plain: bool = (
             self.marked is not None
             and (old is None or old.plain)
             and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in fresh)
@@ -81,7 +90,7 @@ class ChatHistory:
             and not chat.config
         )
         base = 0 if old is None else same
-        self.response_ids = [i for i in old.response_ids if i < same] if old is not None else []
+        self.response_ids: list[int] = [i for i in old.response_ids if i < same] if old is not None else []
         self.response_ids += [i for i, m in enumerate(fresh, base) if m.fields.get("role") == "previous_response_id"]
         self.consumed_befores = [c.before for c in chat.consumed]
         if old is None:
@@ -89,7 +98,7 @@ class ChatHistory:
         else:
             self.unknown_roles = old.unknown_roles or bool(unknown_role_findings(chat.messages[kept:], True))
         self.prefix_counts: dict[int, int] = {}  # calls whose chat is the whole chat's first messages
-        self._rows = None  # the whole chat's RowModel, once asked for
+        self._rows: RowModel | None = None  # the whole chat's RowModel, once asked for
         self.reloads = 0  # cut chats loaded from their bytes (no shortcut applied); tests read it
 
     def grown(self, appended: bytes) -> ChatHistory | None:
@@ -141,7 +150,7 @@ class ChatHistory:
             new._setup(whole)
         return new
 
-    def _grown_plain(self, marked: scout_chat.Marked) -> tuple[Chat, int, int] | None:
+    def _grown_plain(self, marked: Marked) -> tuple[Chat, int, int] | None:
         """A plain chat's pre-processing after an append: only the new messages are pre-processed (each
         message is kept or dropped on its own), the rest is the old chat's (None: not plain any more)."""
         old_source, source = self.source, marked.parsed.messages
@@ -171,9 +180,7 @@ class ChatHistory:
         chat.consumed = consumed
         last = next((m for m in reversed(source) if m.fields.get("role") == "previous_response_id"), None)
         if last is not None:  # the finding names the last one
-            work = _Work(self.path)
-            _previous_response([Item((0,), last)], work, Chat([]))
-            chat.findings.extend(work.findings)
+            chat.findings.extend(previous_response_findings([last], self.path))
         if self.unknown_roles or unknown_role_findings(part.messages, True):
             chat.findings.extend(unknown_role_findings(messages, True))
         return chat, kept, same
@@ -213,14 +220,14 @@ class ChatHistory:
         if not self._parts and self.input_format in (None, "json") and _large_json(self.path):
             return load_chat(self.path, self.input_format)  # a large JSON array is parsed from a memory map
         if not self._parts:
-            self._parts = [read_bytes(self.path)]
+            self._parts = [read_chat_bytes(self.path)]
         data = self._parts[0]
         if self.input_format is not None and self.input_format not in FORMATS:
             return load_data(data, self.path, self.input_format)  # its error message
         if self._is_scout(data):
             text, bad = decode(data)
             if not bad:  # an invalid UTF-8 file is repaired as a whole: its cuts are re-loaded instead
-                self.marked = scout_chat.Marked(text)
+                self.marked = Marked(text)
                 chat = scout_chat.load_parsed(self.marked.parsed, self.path)
                 chat.format = scout_chat.NAME
                 chat.findings.extend(unknown_role_findings(chat.messages, True))
@@ -283,11 +290,11 @@ class ChatHistory:
     def cut_bytes(self, number: int) -> bytes:
         """The chat file as it stood before call ``number`` (scout chats; JSON formats cut the list instead)."""
         if not self._parts:
-            self._parts = [read_bytes(self.path)]
+            self._parts = [read_chat_bytes(self.path)]
         line = self.call(number).line
         if line is None:
             raise ValueError("only a chat with source lines can be cut as a file")
-        return self.data[: self._byte_offset(line)]
+        return self._parts_joined()[: self._byte_offset(line)]
 
     def _byte_offset(self, line: int) -> int:
         if self._line_starts is None:
@@ -297,7 +304,11 @@ class ChatHistory:
             self._line_starts = starts
         return self._line_starts[line - 1]
 
-    def _plain_cut(self, call: Call, parsed) -> Chat | None:
+    def _parts_joined(self) -> bytes:
+        data = self.data
+        return data if data is not None else b""
+
+    def _plain_cut(self, call: Call, parsed: Parsed) -> Chat | None:
         start = call.start
         if len(parsed.messages) != start:
             return None  # the cut parse ends differently (an empty message the whole file does not have)
@@ -310,18 +321,24 @@ class ChatHistory:
         self.prefix_counts[call.number] = count
         return _plain_cut_chat(self, parsed, start, count)
 
-    def rows_at(self, number: int | None, inspection: Inspection):
+    def rows_at(self, number: int | None, inspection: Inspection) -> RowModel:
         """The RowModel of the chat at call ``number`` (None: the whole chat), shared with the whole chat's
         rows when the cut chat is its prefix."""
         from inspector.core.present.rows import RowModel
 
-        if self._rows is None:
-            self._rows = RowModel(self.whole.chat, self.whole.facts)
+        whole = self._rows
+        if whole is None:
+            whole = self._rows = RowModel(self.whole.chat, self._facts(self.whole))
         if number is None or inspection is self.whole:
-            return self._rows
+            return whole
         if number in self.prefix_counts:
-            return self._rows.prefix(inspection.chat, inspection.facts)
-        return RowModel(inspection.chat, inspection.facts)
+            return whole.prefix(inspection.chat, self._facts(inspection))
+        return RowModel(inspection.chat, self._facts(inspection))
+
+    @staticmethod
+    def _facts(inspection: Inspection) -> ToolFacts:
+        facts = inspection.facts
+        return facts if facts is not None else ToolFacts(inspection.chat.messages)
 
     def at(self, number: int) -> Inspection:
         """The inspection of the chat as it stood just before call ``number``."""
@@ -400,7 +417,7 @@ NOT_PLAIN = frozenset(
 )
 
 
-def _plain_cut_chat(history: ChatHistory, parsed, start: int, count: int) -> Chat:
+def _plain_cut_chat(history: ChatHistory, parsed: Parsed, start: int, count: int) -> Chat:
     """The cut chat of a plain scout chat, from the whole chat's lists (``count`` prompt messages)."""
     whole, source = history.whole.chat, history.source
     messages = whole.messages[:count]
@@ -408,10 +425,7 @@ def _plain_cut_chat(history: ChatHistory, parsed, start: int, count: int) -> Cha
     consumed = whole.consumed[: bisect_right(history.consumed_befores, count)]
     chat = Chat(messages, path=whole.path, format=whole.format, findings=list(parsed.findings), consumed=consumed)
     ids = history.response_ids[: bisect_left(history.response_ids, start)]
-    if ids:
-        work = _Work(whole.path)
-        _previous_response([Item((i,), source[i]) for i in ids], work, Chat([]))
-        chat.findings.extend(work.findings)
+    chat.findings.extend(previous_response_findings([source[i] for i in ids], whole.path))
     if history.unknown_roles:
         chat.findings.extend(unknown_role_findings(messages, True))
     return chat

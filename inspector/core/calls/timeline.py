@@ -10,11 +10,13 @@ Anything else asks the history for each call's inspection.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from inspector.core.analysis.trace import Occurrence, trace
 from inspector.core.analysis.visibility import survives
 from inspector.core.calls.history import ChatHistory
+from inspector.core.model import Message
 from inspector.core.scout import decision as d
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts
@@ -29,7 +31,7 @@ class Span:
     tier: str
     visible: bool  # the text (or, for a message timeline, the message) was in what the model was sent
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {"from": self.first, "to": self.last, "tier": self.tier, "visible": self.visible}
 
 
@@ -108,19 +110,24 @@ def text_timelines(
 def occurrence_timeline(history: ChatHistory, occurrence: Occurrence) -> Timeline:
     """Per call, whether the model was sent this occurrence (a truncated message may have lost it)."""
     whole = history.whole
-    line = message_tiers(history, occurrence.message)
-    content = whole.chat.messages[occurrence.message].fields.get("content")
+    index = occurrence.message
+    if index is None:  # consumed before the strategies: no call was ever sent it
+        return Timeline(-1, None)
+    line = message_tiers(history, index)
+    content = whole.chat.messages[index].fields.get("content")
     cut_keeps: bool | None = None
     for k, tier in enumerate(line.tiers):
         if tier != d.TRUNCATED:
             continue
         if cut_keeps is None:  # the shortened text is the same at every call: test it once
-            cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, occurrence.message))
+            cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, index))
         line.visible[k] = cut_keeps
     return line
 
 
-def _shortened(facts: ToolFacts, index: int):
+def _shortened(facts: ToolFacts | None, index: int) -> str | None:
+    if facts is None:
+        return None
     p = facts.position.get(index)
     return facts.shortened_text(p) if p is not None else None
 
@@ -146,11 +153,11 @@ def _tier_slow(history: ChatHistory, number: int, index: int) -> str:
     return d.CONSUMED if at is None else history.at(number).prompt().tier_of(at)
 
 
-def _same(a, b) -> bool:
+def _same(a: Message, b: Message) -> bool:
     return a.line == b.line and a.source == b.source and a.line is not None and a.fields == b.fields
 
 
-def _fast_walker(history: ChatHistory):
+def _fast_walker(history: ChatHistory) -> Callable[[int, int], str] | None:
     """A function (call, index) -> tier when every cut chat is a prefix under the same plain shorten_tools."""
     whole = history.whole
     if whole.facts is None or parse_spec(whole.strategy_spec) != ["shorten_tools"]:
@@ -183,11 +190,12 @@ def tier_in_prefix(facts: ToolFacts, count: int, index: int, thresholds: tuple[i
         if not any(p >= s for p in facts.failures) and (not risky or risky[-1] < s):
             return d.FULL  # nothing in this chat can raise
         failed = _walk(facts, s, None, thresholds)
-        return d.UNDECIDED if failed is not None and index < facts.order[failed] else d.FULL
-    return _walk(facts, s, q, thresholds)
+        return d.UNDECIDED if isinstance(failed, int) and index < facts.order[failed] else d.FULL
+    tier = _walk(facts, s, q, thresholds)
+    return tier if isinstance(tier, str) else d.FULL
 
 
-def _walk(facts: ToolFacts, s: int, q: int | None, thresholds):
+def _walk(facts: ToolFacts, s: int, q: int | None, thresholds: tuple[int, int, int, int, int]) -> str | int | None:
     """The tier at whole position ``q`` in the cut chat whose tool positions start at ``s``; with ``q``
     None, the whole position where scout-ai raises (None when it does not)."""
     stop_whole = min((p for p in facts.failures if p >= s), default=len(facts.order))

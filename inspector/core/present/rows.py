@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from itertools import accumulate
+from typing import Any
 
 from inspector.core.model import Chat, Consumed, Message
-from inspector.core.present.explain_report import tool_identity
+from inspector.core.numbering import RowNumbers
 from inspector.core.present.sanitize import one_line
 from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
@@ -23,7 +24,7 @@ ROLE_LABELS = {"function_call": "call", "function_call_output": "output"}
 PREVIEW_LIMIT = 400  # characters looked at per preview: a row never costs more than this
 
 
-def content_text(content) -> str:
+def content_text(content: Any) -> str:
     """Content as text: strings as they are, anything else as compact JSON."""
     if isinstance(content, str):
         return content
@@ -35,7 +36,7 @@ def content_text(content) -> str:
         return repr(content)
 
 
-def _preview_of_parsed(data, kind: int | None) -> str | None:
+def _preview_of_parsed(data: Any, kind: int | None) -> str | None:
     """The interesting part of a tool message: an output's content, a call's arguments."""
     if not isinstance(data, dict):
         return None
@@ -53,20 +54,8 @@ class RowModel:
     def __init__(self, chat: Chat, facts: ToolFacts):
         self.chat = chat
         self.facts = facts
-        refs: list[int] = []  # >= 0: message index; < 0: -(k + 1) for chat.consumed[k]
-        consumed = sorted(range(len(chat.consumed)), key=lambda k: chat.consumed[k].before)
-        pending = 0
-        for index in range(len(chat.messages)):
-            while pending < len(consumed) and chat.consumed[consumed[pending]].before <= index:
-                refs.append(-(consumed[pending] + 1))
-                pending += 1
-            refs.append(index)
-        refs.extend(-(k + 1) for k in consumed[pending:])
-        self.refs = refs
-        self.row_of_message = [0] * len(chat.messages)
-        for row, ref in enumerate(refs):
-            if ref >= 0:
-                self.row_of_message[ref] = row
+        self.numbers = RowNumbers.of(chat)
+        self.refs = self.numbers.refs  # >= 0: message index; < 0: -(k + 1) for chat.consumed[k]
         self._left: dict[int, tuple[str, str, str]] = {}
         self._consumed_chars: int | None = None
         self._consumed_prefix: list[int] | None = None
@@ -77,21 +66,23 @@ class RowModel:
     def prefix(self, chat: Chat, facts: ToolFacts) -> RowModel:
         """The rows of ``chat``, whose messages and consumed items are the first ones of this chat's (the chat
         as it stood at an earlier model call): the row numbers and previews are the same, so they are shared."""
-        count = len(chat.messages)
-        end = self.row_of_message[count] if count < len(self.row_of_message) else len(self.refs)
+        count, taken = len(chat.messages), len(chat.consumed)
+        numbers = self.numbers
+        end = numbers.row_of_message(count) if count < len(self.chat.messages) else len(self.refs)
+        refs = self.refs[:end]
+        if sum(1 for ref in refs if ref < 0 and -ref - 1 < taken) != taken or len(refs) != count + taken:
+            return RowModel(chat, facts)  # not a prefix after all: number them again
         new = RowModel.__new__(RowModel)
         new.chat, new.facts = chat, facts
-        new.refs = self.refs[:end]
-        if len(chat.consumed) != sum(1 for ref in new.refs if ref < 0):
-            return RowModel(chat, facts)  # not a prefix after all: count them again
-        new.row_of_message = self.row_of_message[:count]
+        new.numbers = RowNumbers(refs, numbers.consumed_order[:taken], numbers.befores[:taken])
+        new.refs = refs
         new._left = self._left  # same row, same message, same preview
         if self._consumed_prefix is None:
             self._consumed_prefix = [
                 0,
                 *accumulate(chars_of(c.message.fields.get("content")) for c in self.chat.consumed),
             ]
-        new._consumed_chars = self._consumed_prefix[len(chat.consumed)]
+        new._consumed_chars = self._consumed_prefix[taken]
         new._consumed_prefix = None
         return new
 
@@ -123,12 +114,9 @@ class RowModel:
     def tool(self, row: int) -> tuple[object, object]:
         """Tool name and id of the original message."""
         ref = self.refs[row]
-        if ref < 0:
-            return None, None
-        p = self.facts.position.get(ref)
-        return tool_identity(self.facts.parsed[p]) if p is not None else (None, None)
+        return self.facts.identity(ref) if ref >= 0 else (None, None)
 
-    def original_content(self, row: int):
+    def original_content(self, row: int) -> Any:
         return self.message(row).fields.get("content")
 
     # -- previews ----------------------------------------------------------------------
@@ -176,7 +164,7 @@ class RowModel:
             return tier, one_line(f"scout-ai raises {error.exception}" if error else "error", PREVIEW_LIMIT)
         return tier, "not reached (scout-ai raised on a newer message)"
 
-    def _visible_preview(self, index: int, visible) -> str:
+    def _visible_preview(self, index: int, visible: Any) -> str:
         if isinstance(visible, str):
             p = self.facts.position.get(index)
             kind = self.facts.kinds[p] if p is not None else None
