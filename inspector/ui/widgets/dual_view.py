@@ -316,7 +316,7 @@ class DualColumnView(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if self.rows is not None and self.prompt is not None and 0 <= position - self.count < len(self.tail):
             mark, text = self.tail[position - self.count]
-            style = self.rich_style + self._styles()["response"] + self._styles()["hit"]
+            style = self.rich_style + self.part_styles()["response"] + self.part_styles()["hit"]
             return Strip([Segment(fit(f"{mark} {text}", width), style)]).crop_extend(0, width, self.rich_style)
         if self.rows is None or self.prompt is None or position >= self.count:
             return Strip.blank(width, self.rich_style)
