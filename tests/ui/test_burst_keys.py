@@ -103,13 +103,13 @@ async def test_typing_after_picking_another_format_appends_to_the_new_name(make_
 async def test_keys_pressed_while_the_chat_loads_are_replayed_in_order(make_app, monkeypatch):
     import inspector.ui.app as app_module
 
-    opened = app_module.open_inspection
+    history = app_module.ChatHistory
 
     def slow_open(*args, **kwargs):
         time.sleep(0.5)  # a big chat: the user is typing before the rows are there
-        return opened(*args, **kwargs)
+        return history(*args, **kwargs)
 
-    monkeypatch.setattr(app_module, "open_inspection", slow_open)
+    monkeypatch.setattr(app_module, "ChatHistory", slow_open)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         for key in "Gkk":  # before the first row is painted, back to back
