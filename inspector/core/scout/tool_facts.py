@@ -79,6 +79,7 @@ class ToolFacts:
         self._tool_chars: int | None = None
         self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
         self._risky: list[int] | None = None
+        self._char_sums: tuple[list[int], list[int]] | None = None
 
     def identity(self, index: int) -> tuple[object, object]:
         """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
@@ -109,10 +110,56 @@ class ToolFacts:
         new.short_text = {p - start: t for p, t in self.short_text.items() if p >= start}
         new.band_errors = {p - start: e for p, e in self.band_errors.items() if p >= start}
         new.position = {index: p for p, index in enumerate(new.order)}
+        sums = self._sums()
+        new._tool_chars = sums[1][start]
+        new._nontool_chars = sums[0][count] - new._tool_chars
+        new._columns = None
+        new._risky = None
+        new._char_sums = None
+        return new
+
+    def _sums(self) -> tuple[list[int], list[int]]:
+        """Characters of the first k messages, and tool characters counted from each position on."""
+        if self._char_sums is None:
+            chars = [0, *accumulate(chars_of(m.fields.get("content")) for m in self.messages)]
+            counted = [0] * (len(self.order) + 1)
+            for p in range(len(self.order) - 1, -1, -1):
+                counted[p] = counted[p + 1] + (self.raw[p] if self.kinds[p] != FAIL else 0)
+            self._char_sums = (chars, counted)
+        return self._char_sums
+
+    def extended_facts(self, messages: list[Message]) -> ToolFacts:
+        """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
+        only the new messages are scanned; the newer tool positions go in front of the old ones."""
+        old = self.count
+        order, kinds, raw, parsed, failures = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        shift = len(order)
+        new = ToolFacts.__new__(ToolFacts)
+        new.messages = messages
+        new.count = len(messages)
+        new.order = order + self.order
+        new.kinds = kinds + self.kinds
+        new.raw = raw + self.raw
+        new.parsed = parsed + self.parsed
+        new.failures = {**failures, **{p + shift: e for p, e in self.failures.items()}}
+        outs, counted = [], 0
+        for kind in kinds:
+            if kind == OUTPUT:
+                counted += 1
+            outs.append(counted)
+        new.outs = outs + [n + counted for n in self.outs]
+        new.prefix = [0, *accumulate(new.raw)]
+        new.first_failure = min(new.failures) if new.failures else len(new.order)
+        fresh: list[int | None] = [None] * shift
+        new.short = fresh + self.short
+        new.short_text = {p + shift: t for p, t in self.short_text.items()}
+        new.band_errors = {p + shift: e for p, e in self.band_errors.items()}
+        new.position = {index: p for p, index in enumerate(new.order)}
         new._nontool_chars = None
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new._char_sums = None
         return new
 
     def newer_than(self, count: int) -> int:
