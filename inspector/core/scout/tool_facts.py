@@ -57,7 +57,7 @@ class ToolFacts:
     def __init__(self, messages: list[Message]):
         self.messages = messages
         self.count = len(messages)
-        order, kinds, raw, parsed, self.failures = _scan(messages, range(self.count - 1, -1, -1))
+        order, kinds, raw, parsed, self.failures, self.maybe_raises = _scan(messages, range(self.count - 1, -1, -1))
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -115,6 +115,7 @@ class ToolFacts:
         new._nontool_chars = sums[0][count] - new._tool_chars
         new._columns = None
         new._risky = None
+        new.maybe_raises = self.maybe_raises[start:]
         new._char_sums = None
         return new
 
@@ -132,7 +133,7 @@ class ToolFacts:
         """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
         only the new messages are scanned; the newer tool positions go in front of the old ones."""
         old = self.count
-        order, kinds, raw, parsed, failures = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        order, kinds, raw, failed, failures, risks = _scan(messages, range(len(messages) - 1, old - 1, -1))
         shift = len(order)
         new = ToolFacts.__new__(ToolFacts)
         new.messages = messages
@@ -140,7 +141,7 @@ class ToolFacts:
         new.order = order + self.order
         new.kinds = kinds + self.kinds
         new.raw = raw + self.raw
-        new.parsed = parsed + self.parsed
+        new.parsed = _LazyParsed(new, {**failed, **{p + shift: v for p, v in self.parsed.failed.items()}})
         new.failures = {**failures, **{p + shift: e for p, e in self.failures.items()}}
         outs, counted = [], 0
         for kind in kinds:
@@ -159,6 +160,7 @@ class ToolFacts:
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new.maybe_raises = risks + self.maybe_raises
         new._char_sums = None
         return new
 
@@ -263,6 +265,8 @@ class ToolFacts:
         """
         if self.short[position] is not None:
             return position in self.band_errors
+        if not self.maybe_raises[position]:
+            return False  # plain types seen by the first reading, and strict JSON has no non-finite number
         data = self.parsed[position]
         if self.kinds[position] == CALL:
             if type(data.get("arguments")) is not dict:
@@ -332,7 +336,9 @@ def _scan(messages: Any, indices: Any) -> Any:
     raw: list[int] = []
     failed_data: dict[int, Any] = {}  # what a failing message parsed to (None when it did not parse)
     failures: dict[int, ScoutError] = {}
+    maybe_raises = bytearray()  # 1 where shortening might raise (a wrong type, a large array, an odd number)
     order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
+    risk_append = maybe_raises.append
     check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
@@ -350,6 +356,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         )
         content = message.fields.get("content")
         failed_data[len(order)] = data
+        risk_append(1)
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
@@ -383,9 +390,14 @@ def _scan(messages: Any, indices: Any) -> Any:
             # the common case: strict JSON holding an object (checked whole, only name and id built);
             # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
             # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
-            check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+            shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
             data = None
+            if kind == CALL:
+                risky = memoryview(shape.arguments)[:1].tobytes() != b"{"
+            else:
+                risky = memoryview(shape.content)[:1].tobytes() != b'"'  # a string: shortening cannot raise
         except strict_errors:
+            risky = True
             try:
                 data = careful(content, False)
             except rubyjson.RubyJSONError as exc:
@@ -399,17 +411,21 @@ def _scan(messages: Any, indices: Any) -> Any:
                 f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)",
             )
             continue
+        risk_append(risky)
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-    return order, kinds, raw, failed_data, failures
+    return order, kinds, raw, failed_data, failures, maybe_raises
 
 
 class _Identity(msgspec.Struct):
-    """The two keys an error message names; every other key is validated and skipped."""
+    """The keys a plan needs: name and id (errors name them), and where arguments and content start
+    (their first byte tells whether shortening could raise); every other key is validated and skipped."""
 
     name: object = None
     id: object = None
+    arguments: msgspec.Raw = msgspec.Raw(b"")
+    content: msgspec.Raw = msgspec.Raw(b"")
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
