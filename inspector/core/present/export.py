@@ -5,6 +5,7 @@ from __future__ import annotations
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.printers import PRINTERS
+from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
 
 EXPLAIN_FORMATS = ("table", "json", "markdown")
@@ -17,7 +18,11 @@ def prepared_bytes(prompt: Prompt, fmt: str) -> bytes:
         raise UsageError(f"unknown format {fmt!r}; known: {', '.join(PRINTERS)}")
     if prompt.error is not None:
         raise UsageError(f"scout-ai would raise, nothing is sent: {prompt.error.describe()}")
-    return printer(prompt.messages()).encode("utf-8", "surrogatepass")
+    try:
+        text = printer(prompt.messages())
+    except RubyJSONError as exc:  # e.g. an infinite number (1e400): JSON.generate refuses it
+        raise UsageError(f"scout-ai would raise {exc.exception}: {exc}; nothing is sent") from None
+    return text.encode("utf-8", "surrogatepass")
 
 
 def explain_bytes(inspection: Inspection, prompt: Prompt, fmt: str) -> bytes:
