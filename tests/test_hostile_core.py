@@ -90,3 +90,18 @@ def test_a_deep_directory_tree_is_no_recursion_error():
         while path != top.parent:
             path.rmdir()
             path = path.parent
+
+
+@pytest.mark.parametrize("size", [0, 1, files.SNIFF - 1, files.SNIFF, files.SNIFF + 1, 3 * files.SNIFF + 7])
+def test_the_reader_returns_the_exact_bytes(tmp_path, size):
+    data = bytes((i * 7 + 1) % 255 + 1 for i in range(size))  # no NUL
+    (tmp_path / "f").write_bytes(data)
+    assert files.read_regular(tmp_path / "f", size + 10) == data
+    if size:
+        with pytest.raises(files.Refused, match="limit"):
+            files.read_regular(tmp_path / "f", size - 1)
+
+
+def test_a_regular_file_whose_size_says_zero_is_read_to_its_end():
+    # /proc files are regular files of size 0 whose text is made on reading
+    assert files.read_regular("/proc/self/status", files.CONFIG_LIMIT).startswith(b"Name:")
