@@ -2,40 +2,44 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.io.formats import load_chat
 from inspector.core.model import Chat
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.settings import Thresholds, resolve
-from inspector.core.scout.strategies import parse_spec
+from inspector.core.scout.strategies import StrategySpec, parse_spec
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
 from inspector.core.scout.tool_facts import ToolFacts
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Inspection:
-    chat: Chat
-    thresholds: Thresholds
-    strategies: object = None  # None: what the chat chose, else the scout-ai default
-    facts: ToolFacts | None = field(default=None)
-    epoch: EpochSettings | None = None  # shorten_tools_epoch's settings; None reads them when it runs
+    __slots__ = ("chat", "epoch", "facts", "strategies", "thresholds")
 
-    def __post_init__(self):
-        if self.facts is None:
-            self.facts = ToolFacts(self.chat.messages)
+    def __init__(
+        self,
+        chat: Chat,
+        thresholds: Thresholds,
+        strategies: StrategySpec | None = None,  # None: what the chat chose, else the scout-ai default
+        facts: ToolFacts | None = None,
+        epoch: EpochSettings | None = None,  # shorten_tools_epoch's settings; None reads them when it runs
+    ) -> None:
+        self.chat = chat
+        self.thresholds = thresholds
+        self.strategies = strategies
+        self.facts = facts if facts is not None else ToolFacts(chat.messages)
+        self.epoch = epoch
 
     def __repr__(self) -> str:
         return f"Inspection({self.chat!r})"
 
     @property
-    def strategy_spec(self):
+    def strategy_spec(self) -> StrategySpec | None:
         if self.strategies is not None:
             return self.strategies
         return self.chat.strategies
 
-    def prompt(self, thresholds: Thresholds | None = None, strategies=None) -> Prompt:
+    def prompt(self, thresholds: Thresholds | None = None, strategies: StrategySpec | None = None) -> Prompt:
         thresholds = thresholds or self.thresholds
         spec = strategies if strategies is not None else self.strategy_spec
         return prepare_prompt(self.chat.messages, spec, thresholds.as_tuple(), self.facts, self.epoch)

@@ -8,6 +8,7 @@ that max_tool_outputs follows max_tool_calls unless it is set itself.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
@@ -25,7 +26,7 @@ class Replanner:
         self.spec = parse_spec(inspection.strategy_spec)
         # the fast path: the plan alone decides every message, and exposes its counters
         self.fast = self.spec == ["shorten_tools"]
-        self._cache: dict[tuple, Prompt] = {}
+        self._cache: dict[tuple[Any, ...], Prompt] = {}
 
     def rebased(self, base: Thresholds) -> Replanner:
         """The same chat and plan cache around other thresholds in force (the app re-bases on every edit).
@@ -68,7 +69,8 @@ def prompt_chars(prompt: Prompt) -> int:
         return 0
     plan = prompt.plan
     if plan is not None:
-        return plan.facts.nontool_chars() + plan.tool_chars_after
+        chars: int = plan.facts.nontool_chars() + plan.tool_chars_after
+        return chars
     return prompt.totals().chars_after
 
 

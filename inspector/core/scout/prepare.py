@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.scout import decision as d
-from inspector.core.scout.strategies import lookup, parse_spec
+from inspector.core.scout.roles import is_tool, tool_kind
+from inspector.core.scout.settings import DEFAULTS
+from inspector.core.scout.strategies import StrategyFn, lookup, parse_spec
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.strategies.shorten_tools_epoch import NAME as EPOCH
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
 from inspector.core.scout.strategies.shorten_tools_epoch import run as run_epoch
 from inspector.core.scout.tool_facts import ToolFacts, chars_of
 from inspector.core.scout.totals import Totals, tier_counts
+
+DEFAULT_THRESHOLDS = (
+    DEFAULTS["full_tool_calls"],
+    DEFAULTS["full_tool_outputs"],
+    DEFAULTS["max_tool_calls"],
+    DEFAULTS["max_tool_outputs"],
+    DEFAULTS["max_tool_chars"],
+)  # in KEYS order
 
 
 class Prompt:
@@ -23,19 +33,20 @@ class Prompt:
     def __init__(
         self,
         messages: list[Message],
-        strategies: list[str] | Callable,
+        strategies: list[str] | StrategyFn,
         plan: ShortenToolsPlan | None,
         prepared: list[Message] | None,
         origins: list[int] | None,
         decisions: list[d.Decision] | None,
         error: ScoutError | None,
-    ):
+    ) -> None:
         self.original = messages
         self.strategies = strategies
         self.plan = plan  # set when the list is just [shorten_tools]: decisions come lazily from it
-        self._prepared = prepared
+        # the chain path (plan is None) always passes prepared messages and decisions
+        self._prepared: list[Message] = prepared or []
         self._origins = origins
-        self._decisions = decisions
+        self._decisions: list[d.Decision] = decisions or []
         self.error = error
 
     @property
@@ -66,7 +77,7 @@ class Prompt:
             return self.plan.tier_of(index)
         return self._decisions[index].tier
 
-    def visible_content(self, index: int):
+    def visible_content(self, index: int) -> Any:
         if self.plan is not None:
             return self.plan.visible_content(index)
         tier = self._decisions[index].tier
@@ -96,10 +107,10 @@ class Prompt:
             visible = counts[d.FULL] + counts[d.TRUNCATED]
         else:
             chars_before = sum(chars_of(m.fields.get("content")) for m in self.original)
-            tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if _is_tool(m))
+            tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if is_tool(m))
             prepared = self.messages()
             chars_after = sum(chars_of(m.fields.get("content")) for m in prepared)
-            tool_after = sum(chars_of(m.fields.get("content")) for m in prepared if _is_tool(m))
+            tool_after = sum(chars_of(m.fields.get("content")) for m in prepared if is_tool(m))
             visible = len(prepared)
         if self.error is not None:
             visible, chars_after, tool_after = 0, 0, 0
@@ -115,13 +126,9 @@ class Prompt:
         )
 
 
-def _is_tool(message: Message) -> bool:
-    return message.fields.get("role") in ("function_call", "function_call_output")
-
-
 def prepare_prompt(
     messages: list[Message],
-    strategies=None,
+    strategies: Any = None,
     thresholds: tuple[int, int, int, int, int] | None = None,
     facts: ToolFacts | None = None,
     epoch: EpochSettings | None = None,
@@ -131,10 +138,8 @@ def prepare_prompt(
     ``epoch`` is shorten_tools_epoch's four settings; None reads them (config files, environment,
     defaults) when that strategy runs.
     """
-    from inspector.core.scout.settings import DEFAULTS, KEYS
-
     if thresholds is None:
-        thresholds = tuple(DEFAULTS[k] for k in KEYS)
+        thresholds = DEFAULT_THRESHOLDS
     spec = parse_spec(strategies)
     if callable(spec):
         return _run_chain(messages, spec, [spec], thresholds, facts, epoch)
@@ -145,10 +150,12 @@ def prepare_prompt(
     return _run_chain(messages, spec, spec, thresholds, facts, epoch)
 
 
-def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt:
+def _run_chain(messages: Any, label: Any, stages: Any, thresholds: Any, facts: Any, epoch: Any = None) -> Prompt:
     originals = [chars_of(m.fields.get("content")) for m in messages]
     decisions = [
-        d.Decision(i, d.FULL, d.NO_STRATEGY if _is_tool(m) else d.NOT_TOOL, None, None, n, n, _kind(m))
+        d.Decision(
+            i, d.FULL, d.NO_STRATEGY if is_tool(m) else d.NOT_TOOL, None, None, n, n, tool_kind(m.fields.get("role"))
+        )
         for i, (m, n) in enumerate(zip(messages, originals))
     ]
     current = list(messages)
@@ -194,7 +201,7 @@ def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt
     return Prompt(messages, label, None, [], [], decisions, error)
 
 
-def _run_epoch(current, origin, decisions, originals, settings):
+def _run_epoch(current: Any, origin: Any, decisions: Any, originals: Any, settings: Any) -> Any:
     """One shorten_tools_epoch stage; its per-message outcomes become decisions with epoch reasons."""
     result = run_epoch([m.fields for m in current], settings)
     for j, outcome in enumerate(result.outcomes):
@@ -229,7 +236,7 @@ def _run_epoch(current, origin, decisions, originals, settings):
     return new_current, new_origin, None
 
 
-def _run_custom(fn, current, origin, decisions, originals):
+def _run_custom(fn: Any, current: Any, origin: Any, decisions: Any, originals: Any) -> Any:
     given = [dict(m.fields) for m in current]
     result = fn(given)
     if not isinstance(result, list):
@@ -267,7 +274,7 @@ def _run_custom(fn, current, origin, decisions, originals):
     return new_current, new_origin
 
 
-def _settle(messages, current, origin, decisions) -> None:
+def _settle(messages: Any, current: Any, origin: Any, decisions: Any) -> None:
     """Make each decision's tier agree with what the chain finally sends."""
     final = {source: m for source, m in zip(origin, current) if source >= 0}
     for index, message in enumerate(messages):
@@ -285,8 +292,3 @@ def _settle(messages, current, origin, decisions) -> None:
             decisions[index] = dec._replace(tier=d.FULL, visible_chars=visible)
         elif dec.visible_chars != visible:
             decisions[index] = dec._replace(visible_chars=visible)
-
-
-def _kind(message: Message) -> str:
-    role = message.fields.get("role")
-    return "call" if role == "function_call" else "output" if role == "function_call_output" else ""

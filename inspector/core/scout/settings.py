@@ -5,9 +5,11 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from inspector.core.errors import UsageError
 from inspector.core.io.files import CONFIG_LIMIT, Refused, read_regular
@@ -82,7 +84,7 @@ class Value:
     def describe_source(self) -> str:
         return f"{self.source} ({self.where})" if self.where else self.source
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = {"value": self.value, "source": self.source}
         if self.where:
             out["where"] = self.where
@@ -232,7 +234,7 @@ def resolve(
     """Resolve the five values as scout-ai does: override, chat `config:`, config files, environment, default."""
     overrides = overrides or {}
     chat_config = chat_config or {}
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     entries, warnings = read_config_files(config_paths() if config_files is None else config_files)
     for key in overrides:
         if key not in KEYS:
@@ -240,7 +242,7 @@ def resolve(
     values: dict[str, Value] = {}
     raws: dict[str, str | None] = {}
     for key in KEYS:
-        found = _find(key, overrides, chat_config, entries, env, chat_path)
+        found = _find(key, overrides, chat_config, entries, environ, chat_path)
         if found is None and key == "max_tool_outputs":
             # default: max_tool_calls, i.e. whatever scout-ai read for it (nil falls back to 40)
             base = values["max_tool_calls"]
@@ -275,7 +277,7 @@ def resolve(
     return Thresholds(values, tuple(warnings))
 
 
-def _find(key, overrides, chat_config, entries, env, chat_path):
+def _find(key: Any, overrides: Any, chat_config: Any, entries: Any, env: Any, chat_path: Any) -> Any:
     if key in overrides:
         return Source.OVERRIDE, "--set", overrides[key]
     if key in chat_config:
@@ -299,7 +301,7 @@ def resolve_settings(
     Same order as the thresholds (config files matched by the tokens, then the environment,
     then the default) and the same ``to_i``; "false"/"nil" in a file fall back to the default.
     """
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     entries, warnings = read_config_files(config_paths() if config_files is None else config_files, tuple(defaults))
     values: dict[str, Value] = {}
     for key, default in defaults.items():
@@ -314,9 +316,9 @@ def resolve_settings(
             values[key] = Value(
                 key, _read(entry.value, key, entry.where, warnings), Source.CONFIG, entry.where, entry.value
             )
-        elif name in env:
+        elif name in environ:
             values[key] = Value(
-                key, _read(env[name], key, "the environment", warnings), Source.ENVIRONMENT, name, env[name]
+                key, _read(environ[name], key, "the environment", warnings), Source.ENVIRONMENT, name, environ[name]
             )
         else:
             values[key] = Value(key, default, Source.DEFAULT)

@@ -7,14 +7,17 @@ A plugin strategy is a callable taking and returning a list of message dicts
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 ENTRY_POINT_GROUP = "prompt_inspector.strategies"
 # shorten_tools_epoch is scout-ai S's default; here it is selectable, the default stays the seed's.
 BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch")
 DEFAULT = ("shorten_tools",)
 
-StrategyFn = Callable[[list[dict]], list[dict]]
+Fields = dict[str, Any]  # a message as a plugin sees it: role, content and any other keys
+StrategyFn = Callable[[list[Fields]], list[Fields]]
+StrategySpec = str | Sequence[str] | StrategyFn  # what --strategies, a chat or the app asks for
 _registered: dict[str, StrategyFn] = {}
 _entry_points_loaded = False
 
@@ -48,7 +51,7 @@ def _load_entry_points() -> None:
         if point.name in _registered or point.name in BUILTIN:
             continue
         try:
-            _registered[point.name] = point.load()
+            _registered[point.name] = point.load()  # a plugin: trusted to be a StrategyFn
         except Exception:  # a broken plugin must not stop the inspector
             continue
 
@@ -62,7 +65,8 @@ def lookup(name: str) -> StrategyFn:
     if name == "shorten_tools_epoch":
         from inspector.core.scout.strategies.shorten_tools_epoch import shorten_tools_epoch
 
-        return shorten_tools_epoch
+        epoch: StrategyFn = shorten_tools_epoch
+        return epoch
     _load_entry_points()
     try:
         return _registered[name]
@@ -70,7 +74,7 @@ def lookup(name: str) -> StrategyFn:
         raise UnknownStrategy(name) from None
 
 
-def parse_spec(spec) -> list[str] | Callable:
+def parse_spec(spec: StrategySpec | None) -> list[str] | StrategyFn:
     """Strategies as scout-ai takes them: None, "a,b", a list of names, or a callable."""
     if spec is None:
         return list(DEFAULT)
