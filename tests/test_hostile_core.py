@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hostile_helpers import CORPUS
 
-from inspector.core.errors import ScoutRaises, UsageError
+from inspector.core.errors import ScoutRaises
 from inspector.core.inspection import open_inspection
 from inspector.core.io import files
 from inspector.core.present.export import prepared_bytes
@@ -44,11 +44,9 @@ def test_an_unreadable_import_is_what_scout_ai_raises(tmp_path, monkeypatch, rol
 
 def test_the_app_export_of_an_infinite_number_says_what_scout_ai_raises():
     inspection = open_inspection(CORPUS / "infinite_json.json", env={}, config_files=[])
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(ScoutRaises) as caught:  # an InputError: the app says "not exported: ..."
         prepared_bytes(inspection.prompt(), "json")
-    assert (
-        str(caught.value) == "scout-ai would raise JSON::GeneratorError: Infinity not allowed in JSON; nothing is sent"
-    )
+    assert str(caught.value) == "scout-ai would raise JSON::GeneratorError: Infinity not allowed in JSON"
 
 
 def test_the_reader_refuses_before_reading(tmp_path):

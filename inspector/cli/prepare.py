@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.core.errors import UsageError
+from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.io.printers import PRINTERS
 from inspector.core.present.export import prepared_bytes
 
@@ -28,5 +28,9 @@ def run(args, inspection) -> int:
     prompt = inspection.prompt()
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
-    emit(args, prepared_bytes(prompt, args.format))
+    try:
+        data = prepared_bytes(prompt, args.format)
+    except ScoutRaises as exc:  # e.g. JSON::GeneratorError for an infinite number: scout-ai sends nothing
+        return scout_error(args, exc.what)
+    emit(args, data)
     return EXIT_OK

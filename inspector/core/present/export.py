@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from inspector.core.analysis.audit import audit
-from inspector.core.errors import UsageError
+from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.printers import PRINTERS, render
 from inspector.core.present import explain_report as report
@@ -38,7 +38,7 @@ def prepared_bytes(prompt: Prompt, fmt: str) -> bytes:
     try:
         return render(fmt, prompt.messages())
     except RubyJSONError as exc:  # e.g. an infinite number (1e400): JSON.generate refuses it
-        raise UsageError(f"scout-ai would raise {exc.exception}: {exc}; nothing is sent") from None
+        raise ScoutRaises(f"scout-ai would raise {exc.exception}: {exc}") from None
 
 
 def explain_bytes(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> bytes:
