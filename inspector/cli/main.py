@@ -95,6 +95,9 @@ def build_app_parser() -> argparse.ArgumentParser:
         help="read these scout etc/config files instead of scout's lookup path",
     )
     parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
+    parser.add_argument(
+        "--follow", action="store_true", help="follow the file while an agent writes it (appends and rewrites)"
+    )
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser

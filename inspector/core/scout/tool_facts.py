@@ -57,7 +57,7 @@ class ToolFacts:
     def __init__(self, messages: list[Message]):
         self.messages = messages
         self.count = len(messages)
-        order, kinds, raw, parsed, self.failures = _scan(messages, range(self.count - 1, -1, -1))
+        order, kinds, raw, parsed, self.failures, self.maybe_raises = _scan(messages, range(self.count - 1, -1, -1))
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -79,6 +79,7 @@ class ToolFacts:
         self._tool_chars: int | None = None
         self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
         self._risky: list[int] | None = None
+        self._char_sums: tuple[list[int], list[int]] | None = None
 
     def identity(self, index: int) -> tuple[object, object]:
         """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
@@ -109,10 +110,58 @@ class ToolFacts:
         new.short_text = {p - start: t for p, t in self.short_text.items() if p >= start}
         new.band_errors = {p - start: e for p, e in self.band_errors.items() if p >= start}
         new.position = {index: p for p, index in enumerate(new.order)}
+        sums = self._sums()
+        new._tool_chars = sums[1][start]
+        new._nontool_chars = sums[0][count] - new._tool_chars
+        new._columns = None
+        new._risky = None
+        new.maybe_raises = self.maybe_raises[start:]
+        new._char_sums = None
+        return new
+
+    def _sums(self) -> tuple[list[int], list[int]]:
+        """Characters of the first k messages, and tool characters counted from each position on."""
+        if self._char_sums is None:
+            chars = [0, *accumulate(chars_of(m.fields.get("content")) for m in self.messages)]
+            counted = [0] * (len(self.order) + 1)
+            for p in range(len(self.order) - 1, -1, -1):
+                counted[p] = counted[p + 1] + (self.raw[p] if self.kinds[p] != FAIL else 0)
+            self._char_sums = (chars, counted)
+        return self._char_sums
+
+    def extended_facts(self, messages: list[Message]) -> ToolFacts:
+        """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
+        only the new messages are scanned; the newer tool positions go in front of the old ones."""
+        old = self.count
+        order, kinds, raw, failed, failures, risks = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        shift = len(order)
+        new = ToolFacts.__new__(ToolFacts)
+        new.messages = messages
+        new.count = len(messages)
+        new.order = order + self.order
+        new.kinds = kinds + self.kinds
+        new.raw = raw + self.raw
+        new.parsed = _LazyParsed(new, {**failed, **{p + shift: v for p, v in self.parsed.failed.items()}})
+        new.failures = {**failures, **{p + shift: e for p, e in self.failures.items()}}
+        outs, counted = [], 0
+        for kind in kinds:
+            if kind == OUTPUT:
+                counted += 1
+            outs.append(counted)
+        new.outs = outs + [n + counted for n in self.outs]
+        new.prefix = [0, *accumulate(new.raw)]
+        new.first_failure = min(new.failures) if new.failures else len(new.order)
+        fresh: list[int | None] = [None] * shift
+        new.short = fresh + self.short
+        new.short_text = {p + shift: t for p, t in self.short_text.items()}
+        new.band_errors = {p + shift: e for p, e in self.band_errors.items()}
+        new.position = {index: p for p, index in enumerate(new.order)}
         new._nontool_chars = None
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new.maybe_raises = risks + self.maybe_raises
+        new._char_sums = None
         return new
 
     def newer_than(self, count: int) -> int:
@@ -216,6 +265,8 @@ class ToolFacts:
         """
         if self.short[position] is not None:
             return position in self.band_errors
+        if not self.maybe_raises[position]:
+            return False  # plain types seen by the first reading, and strict JSON has no non-finite number
         data = self.parsed[position]
         if self.kinds[position] == CALL:
             if type(data.get("arguments")) is not dict:
@@ -285,7 +336,9 @@ def _scan(messages: Any, indices: Any) -> Any:
     raw: list[int] = []
     failed_data: dict[int, Any] = {}  # what a failing message parsed to (None when it did not parse)
     failures: dict[int, ScoutError] = {}
+    maybe_raises = bytearray()  # 1 where shortening might raise (a wrong type, a large array, an odd number)
     order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
+    risk_append = maybe_raises.append
     check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
@@ -303,6 +356,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         )
         content = message.fields.get("content")
         failed_data[len(order)] = data
+        risk_append(1)
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
@@ -336,9 +390,14 @@ def _scan(messages: Any, indices: Any) -> Any:
             # the common case: strict JSON holding an object (checked whole, only name and id built);
             # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
             # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
-            check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+            shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
             data = None
+            if kind == CALL:
+                risky = memoryview(shape.arguments)[:1].tobytes() != b"{"
+            else:
+                risky = memoryview(shape.content)[:1].tobytes() != b'"'  # a string: shortening cannot raise
         except strict_errors:
+            risky = True
             try:
                 data = careful(content, False)
             except rubyjson.RubyJSONError as exc:
@@ -352,17 +411,21 @@ def _scan(messages: Any, indices: Any) -> Any:
                 f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)",
             )
             continue
+        risk_append(risky)
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-    return order, kinds, raw, failed_data, failures
+    return order, kinds, raw, failed_data, failures, maybe_raises
 
 
 class _Identity(msgspec.Struct):
-    """The two keys an error message names; every other key is validated and skipped."""
+    """The keys a plan needs: name and id (errors name them), and where arguments and content start
+    (their first byte tells whether shortening could raise); every other key is validated and skipped."""
 
     name: object = None
     id: object = None
+    arguments: msgspec.Raw = msgspec.Raw(b"")
+    content: msgspec.Raw = msgspec.Raw(b"")
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
