@@ -111,10 +111,3 @@ def screen_text(app) -> str:
 def split(line: str) -> tuple[str, str]:
     left, _, right = line.partition("│")
     return left, right
-
-
-def pytest_collection_modifyitems(items):
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(item.fspath).parents:
-            item.add_marker(pytest.mark.ui)
