@@ -14,7 +14,9 @@ TIERS = (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)
 def add_parser(sub, common) -> None:
     calls = sub.add_parser("calls", help="one row per model call: the prompt it was sent, in numbers")
     common(calls)
-    calls.add_argument("--format", default="table", choices=("table", "json"))
+    calls.add_argument(
+        "--format", default="table", choices=("table", "json"), help="table (default) or json, one object per call"
+    )
     calls.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
 

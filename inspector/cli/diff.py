@@ -10,7 +10,7 @@ from inspector.core.scout.decision import Tier
 from inspector.core.scout.settings import KEYS
 from inspector.core.scout.totals import Totals
 
-from .output import emit, scout_error, short_int, to_json
+from .output import emit, note, scout_error, short_int, to_json
 
 
 def assignments(groups: list[list[str]], flag: str) -> dict[str, int]:
@@ -45,13 +45,17 @@ def add_parser(sub, common) -> None:
         default=[],
         help="setting B, on top of the thresholds in force",
     )
-    diff.add_argument("--format", default="table", choices=("table", "json"))
+    diff.add_argument(
+        "--format", default="table", choices=("table", "json"), help="table (default) or json with both settings"
+    )
 
 
 def run(args, inspection) -> int:
     base = inspection.thresholds
     a = apply(base, assignments(args.a, "--a"))
     b = apply(base, assignments(args.b, "--b"))
+    if a.as_ints() == b.as_ints():  # a diff of a setting with itself: say why it is empty
+        note("A and B are the same setting, so nothing differs; give --a and/or --b, e.g. --b max_tool_chars=50000")
     result = compare(inspection, a, b)
     if args.format == "json":
         emit(args, to_json(result.as_dict()))

@@ -16,7 +16,12 @@ def add_parser(sub: Any, common: Any) -> None:
     explain = sub.add_parser("explain", help="one row per message: tier, rule, sizes")
     common(explain)
     add_at(explain)
-    explain.add_argument("--format", default="table", choices=EXPLAIN_FORMATS)
+    explain.add_argument(
+        "--format",
+        default="table",
+        choices=EXPLAIN_FORMATS,
+        help="table (default), json (rows, findings, summary) or markdown",
+    )
     explain.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     explain.add_argument("--audit", action="store_true", help="add the forgetting audit: findings of likely damage")
 

@@ -127,14 +127,22 @@ def main(argv: list[str] | None = None) -> int:
         return _unexpected(exc, argv)
 
 
+def _help_text() -> str:
+    """One usage block: the app's, then the commands listed (each has its own --help)."""
+    text = build_app_parser().format_help()
+    commands = build_parser().format_help()
+    start = commands.index("  COMMAND\n") + len("  COMMAND\n")
+    end = commands.find("\noptions:")
+    listed = commands[start : end if end >= 0 else None].rstrip("\n")
+    return f"{text}\ncommands (headless; '{PROG} COMMAND --help' for each):\n{listed}\n"
+
+
 def _main(argv: list[str]) -> int:
     if argv and argv[0] in COMMANDS:
         args = build_parser(argv[0]).parse_args(argv)
         return _run_headless(args)
     if (argv and argv[0] in ("-h", "--help")) or argv[:1] == ["help"]:
-        build_app_parser().print_help()
-        print()
-        build_parser().print_help()
+        print(_help_text(), end="")
         return EXIT_OK
     args = build_app_parser().parse_args(argv)
     if args.version:

@@ -19,7 +19,9 @@ def add_parser(sub, common) -> None:
         metavar="KEY=START:STOP:STEP",
         help="the threshold and its values, STOP included (STEP defaults to 1)",
     )
-    sweep.add_argument("--format", default="table", choices=("table", "json", "csv"))
+    sweep.add_argument(
+        "--format", default="table", choices=("table", "json", "csv"), help="table (default), json or csv"
+    )
 
 
 def run(args, inspection) -> int:

@@ -11,7 +11,9 @@ from .output import EXIT_OK, emit, short_int, to_json, warn
 def add_parser(sub, common) -> None:
     thresholds = sub.add_parser("thresholds", help="the threshold values in force and where each comes from")
     common(thresholds, chat="optional")
-    thresholds.add_argument("--format", default="table", choices=("table", "json"))
+    thresholds.add_argument(
+        "--format", default="table", choices=("table", "json"), help="table (default) or json with each source"
+    )
 
 
 def run(args, overrides, config_files) -> int:
@@ -22,9 +24,9 @@ def run(args, overrides, config_files) -> int:
         chat = load_chat(args.chat, args.input_format)
         chat_config, chat_path = chat.config, args.chat
     values = resolve(overrides, chat_config=chat_config, config_files=config_files, chat_path=chat_path)
-    for warning in values.warnings:
-        warn(warning)
-    if args.format == "json":
+    if args.format == "json":  # the table lists the warnings itself: printed once, not twice
+        for warning in values.warnings:
+            warn(warning)
         emit(args, to_json({key: values.values[key].as_dict() for key in KEYS}))
         return EXIT_OK
     width = max(len(k) for k in KEYS)

@@ -20,7 +20,9 @@ def add_parser(sub, common) -> None:
     why.add_argument("text", metavar="TEXT", help="the text to trace (plain, or a pattern with --regex)")
     why.add_argument("--regex", action="store_true", help="TEXT is a Python regular expression")
     why.add_argument("-i", "--ignore-case", action="store_true", help="match regardless of case")
-    why.add_argument("--format", default="table", choices=("table", "json"))
+    why.add_argument(
+        "--format", default="table", choices=("table", "json"), help="table (default) or json with every occurrence"
+    )
     why.add_argument(
         "--context-window",
         type=_tokens,

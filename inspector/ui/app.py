@@ -10,12 +10,17 @@ slow work runs in thread workers, and a worker that fails reaches one handler he
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+import tempfile
 import time
 from bisect import bisect_left
+from dataclasses import replace
 from pathlib import Path
 
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.timer import Timer
@@ -32,9 +37,10 @@ from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
 from inspector.core.present.sanitize import one_line
+from inspector.core.scout.decision import Tier
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import KEYS, Source, Thresholds
-from inspector.core.scout.strategies import UnknownStrategy, known_strategies
+from inspector.core.scout.settings import KEYS, Source, Thresholds, Value
+from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
 from inspector.core.scout.totals import Totals
 
 from .analysis import Replanners, edited_inspection
@@ -67,9 +73,23 @@ from .widgets.prompt_bar import PromptBar
 from .widgets.summary import Banner, StatusLine, SummaryBar
 from .widgets.thresholds import CHAT_CHOICE, ThresholdEditor
 
-NEEDS_CHAT = {a.action for a in APP_ACTIONS} - {"quit", "help", "reload", "notes"}
+NEEDS_CHAT = {a.action.split("(")[0] for a in APP_ACTIONS} - {"quit", "help", "reload", "notes"}
 QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
+
+
+def external_command(program: str) -> list[str]:
+    """$PAGER (less) or $EDITOR (vi), split like a shell would."""
+    fallback = "less" if program == "pager" else "vi"
+    return shlex.split(os.environ.get(program.upper(), "") or fallback)
+
+
+def run_external(command: list[str], path: Path) -> int | None:
+    """The program's exit status, or None when it cannot be started."""
+    try:
+        return subprocess.run([*command, str(path)], check=False).returncode
+    except OSError:
+        return None
 
 
 class InspectorApp(App):
@@ -111,6 +131,7 @@ class InspectorApp(App):
         self.version = 0
         self.filter_tier: str | None = None
         self.filter_role: str | None = None
+        self.filter_tool: str | None = None  # a tool name
         self.load_error: str | None = None
         self.start_error: str | None = None  # the chat could not be opened at start: the app exits with it
         self.load_seconds: float | None = None
@@ -223,10 +244,11 @@ class InspectorApp(App):
         self.follower = Follower(event.history) if event.history is not None else None
         self.version += 1
         self.call_version += 1
-        order = filter_rows(self.rows, self.prompt, self.filter_tier, self.filter_role)
+        order = filter_rows(self.rows, self.prompt, self.filter_tier, self.filter_role, self.filter_tool)
         self.view.set_tail([])
         self.view.set_data(self.rows, self.prompt, order, row)
         self.editor.show(self.thresholds, self.strategies)
+        self.editor.set_chat_label(self.chat_strategy_label)
         self._show_summary()
         self.refresh_bindings()  # actions that needed a chat are now available
         early, self.early_keys = self.early_keys, []
@@ -296,7 +318,7 @@ class InspectorApp(App):
         worker = get_current_worker()
         prompt = self.inspection.prompt(thresholds, strategies)  # a raising plugin goes to _worker_failed
         totals = summary_totals(self.rows, prompt)
-        order = filter_rows(self.rows, prompt, self.filter_tier, self.filter_role)
+        order = filter_rows(self.rows, prompt, self.filter_tier, self.filter_role, self.filter_tool)
         if not worker.is_cancelled:
             self.post_message(Replanned(prompt, thresholds, strategies, totals, order, version))
 
@@ -414,6 +436,10 @@ class InspectorApp(App):
             return
         self.compare_panel.options.focus()
 
+    @on(ComparePanel.Changed)
+    def _compare_changed(self, event: ComparePanel.Changed) -> None:
+        self.view.set_marked(event.rows)
+
     @on(ComparePanel.Jump)
     def _compare_jump(self, event: ComparePanel.Jump) -> None:
         self.go_to_row(event.row)
@@ -430,7 +456,7 @@ class InspectorApp(App):
     # -- what is shown ----------------------------------------------------------------
     def _show_summary(self) -> None:
         chat = self.inspection.chat
-        strategies = self.prompt.strategy_label
+        strategies = self.prompt.strategy_label + (" (chat's choice)" if self.strategies is None else "")
         self.query_one(SummaryBar).show(self.call_label(), chat.format, strategies, self.totals)
         lines, error = [], False
         if self.prompt.error is not None:
@@ -451,15 +477,20 @@ class InspectorApp(App):
         parts = []
         if view.count:
             parts.append(f"row {view.current_row} · {view.cursor + 1} of {view.count:,} shown")
-        if self.filter_tier or self.filter_role:
+        if self.filter_tier or self.filter_role or self.filter_tool:
             tier = "truncated or dropped" if self.filter_tier == CUT else self.filter_tier or "any"
-            parts.append(f"filter: tier {tier}, role {self.filter_role or 'any'} (F clears)")
+            tool = f", tool {self.filter_tool}" if self.filter_tool else ""
+            parts.append(f"filter: tier {tier}, role {self.filter_role or 'any'}{tool} (F clears)")
         if view.search_query:
             hits = view.search_hits
             current = view.current_row
             at = bisect_left(hits, current) + 1 if current in hits else 0
-            where = f"{at} of {len(hits)}" if at else f"{len(hits)} hit(s)"
-            parts.append(f"search {view.search_query!r}: {where} (n/N)")
+            # counted in messages, like the # column (why counts occurrences, and says in how many messages)
+            if not hits:
+                parts.append(f"search {view.search_query!r}: no message matches")
+            else:
+                where = f"{at} of {len(hits):,}" if at else f"{len(hits):,}"
+                parts.append(f"search {view.search_query!r} (any case): message {where} matching (n/N)")
         self.query_one(StatusLine).show("  ·  ".join(parts) or "no rows")
 
     @on(DualColumnView.Highlighted)
@@ -581,14 +612,16 @@ class InspectorApp(App):
     def action_filter(self) -> None:
         def picked(result: FilterChoice | None) -> None:
             if result is not None:
-                self.set_filter(result.tier, result.role)
+                self.set_filter(result.tier, result.role, result.tool)
 
-        self.push_screen(FilterScreen(self.filter_tier, self.filter_role, self.rows.roles()), picked)
+        rows = self.rows
+        screen = FilterScreen(self.filter_tier, self.filter_role, rows.roles(), self.filter_tool, rows.tool_names())
+        self.push_screen(screen, picked)
 
-    def set_filter(self, tier: str | None, role: str | None) -> None:
+    def set_filter(self, tier: str | None, role: str | None, tool: str | None = None) -> None:
         row = self.view.current_row
-        self.filter_tier, self.filter_role = tier, role
-        order = filter_rows(self.rows, self.prompt, tier, role)
+        self.filter_tier, self.filter_role, self.filter_tool = tier, role, tool
+        order = filter_rows(self.rows, self.prompt, tier, role, tool)
         self.view.set_data(self.rows, self.prompt, order, row)
         self._show_status()
         if order is not None and not order:
@@ -606,12 +639,21 @@ class InspectorApp(App):
             field = editor.query_one(f"#th-{editor.chart_key}")
             self.call_after_refresh(field.focus)
 
+    @property
+    def chat_strategy_label(self) -> str:
+        """What the chat's own choice (no --strategies, no pick) resolves to."""
+        spec = parse_spec(self.inspection.strategy_spec) if self.inspection is not None else []
+        return getattr(spec, "__name__", "custom") if callable(spec) else ",".join(spec) or "(empty list)"
+
     def action_cycle_strategies(self) -> None:
         current = self.strategies if self.strategies is not None else CHAT_CHOICE
-        choices = self.strategy_choices
+        chat = self.chat_strategy_label
+        # the chat's choice and the same list named explicitly plan alike: one stop in the cycle, not two
+        choices = [c for c in self.strategy_choices if c != chat or current == chat]
         following = choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
         self.set_strategies(None if following == CHAT_CHOICE else following)
-        self.notify(f"strategies: {following}", markup=False)
+        shown = f"{chat} (the chat's choice)" if following == CHAT_CHOICE else following
+        self.notify(f"strategies: {shown}", markup=False)
 
     def action_reset_thresholds(self) -> None:
         if self.loaded_thresholds is not None:
@@ -624,11 +666,19 @@ class InspectorApp(App):
                 return
             thresholds = self.thresholds
             for key in KEYS:
-                thresholds = thresholds.with_value(key, result.thresholds[key], Source.PRESET, result.name)
+                value = result.thresholds[key]
+                if value is not None:
+                    thresholds = thresholds.with_value(key, value, Source.PRESET, result.name)
+            if result.thresholds["max_tool_outputs"] is None:  # the preset lets it follow max_tool_calls
+                follows = Value("max_tool_outputs", thresholds["max_tool_calls"], Source.FOLLOWS)
+                thresholds = replace(thresholds, values={**thresholds.values, "max_tool_outputs": follows})
             self.apply_thresholds(thresholds, result.strategies or self.strategies)
             self.notify(f"preset {result.name!r} loaded", markup=False)
 
-        self.push_screen(PresetsScreen(self.thresholds.as_ints(), self.strategies), picked)
+        current: dict[str, int | None] = dict(self.thresholds.as_ints())
+        if self.thresholds.follows():
+            current["max_tool_outputs"] = None  # saved as "follows max_tool_calls", not as today's number
+        self.push_screen(PresetsScreen(current, self.strategies), picked)
 
     # -- export, copy, notes, reload, help --------------------------------------------
     def action_export(self) -> None:
@@ -664,6 +714,52 @@ class InspectorApp(App):
         text = content_text(self.rows.original_content(row))
         self.copy_to_clipboard(text)
         self.notify(f"copied {len(text):,} characters of message #{row} (original content)", markup=False)
+
+    def model_visible_text(self, row: int) -> str | None:
+        """What the model is sent of this row's content; None when it is sent nothing."""
+        index = self.rows.message_index(row)
+        if index is None or self.prompt.error is not None:
+            return None
+        tier = self.prompt.tier_of(index)
+        if tier == Tier.FULL:
+            return content_text(self.rows.original_content(row))
+        if tier == Tier.TRUNCATED:
+            return content_text(self.prompt.visible_content(index))
+        return None
+
+    def action_copy_visible(self) -> None:
+        row = self.view.current_row
+        if row is None:
+            return
+        text = self.model_visible_text(row)
+        if text is None:
+            self.notify(f"message #{row} is not sent to the model: nothing to copy", severity="warning")
+            return
+        self.copy_to_clipboard(text)
+        self.notify(f"copied {len(text):,} characters of message #{row} (model-visible content)", markup=False)
+
+    def action_open_external(self, which: str, program: str) -> None:
+        """Open the selected message (``original`` or ``visible``) in $PAGER or $EDITOR (``pager``/``editor``)."""
+        row = self.view.current_row
+        if row is None:
+            return
+        text = content_text(self.rows.original_content(row)) if which == "original" else self.model_visible_text(row)
+        if text is None:
+            self.notify(f"message #{row} is not sent to the model: nothing to open", severity="warning")
+            return
+        command = external_command(program)
+        with tempfile.TemporaryDirectory(prefix="prompt-inspector-") as folder:
+            path = Path(folder) / f"message-{row}-{which}.txt"
+            path.write_text(text, encoding="utf-8", errors="surrogateescape")
+            try:
+                with self.suspend():
+                    code = run_external(command, path)
+            except SuspendNotSupported:  # no terminal to hand over (tests, a web driver): run it anyway
+                code = run_external(command, path)
+        if code is None:
+            self.notify(f"cannot run {command[0]!r} (set ${program.upper()})", severity="error", markup=False)
+        elif code != 0:
+            self.notify(f"{command[0]} exited with status {code}", severity="warning", markup=False)
 
     def action_notes(self) -> None:
         lines = []
@@ -746,7 +842,7 @@ class InspectorApp(App):
         rows = history.rows_at(number, inspection)
         prompt = inspection.prompt(thresholds, strategies)
         totals = summary_totals(rows, prompt)
-        order = filter_rows(rows, prompt, self.filter_tier, self.filter_role)
+        order = filter_rows(rows, prompt, self.filter_tier, self.filter_role, self.filter_tool)
         if not worker.is_cancelled:
             self.post_message(CallShown(number, inspection, rows, prompt, totals, order, thresholds, version, row))
 

@@ -5,6 +5,7 @@ Keeping one table means a new action cannot be bound but missing from help or th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -41,6 +42,11 @@ APP_ACTIONS = (
     Action("e", "export", "Export", "write the prepared prompt or the explanation to a file", True),
     Action("y", "copy", "Copy", "copy the selected message's original content"),
     Action("h", "toggle_header", "Compact header", "one-line header with the figures; h again: two lines"),
+    Action("Y", "copy_visible", "Copy sent", "copy the selected message's model-visible content"),
+    Action("l", "open_external('original','pager')", "Pager", "open the selected message's original in $PAGER"),
+    Action("L", "open_external('visible','pager')", "Pager (sent)", "open its model-visible content in $PAGER"),
+    Action("E", "open_external('original','editor')", "Editor", "open the original in $EDITOR (a temporary copy)"),
+    Action("ctrl+e", "open_external('visible','editor')", "Editor (sent)", "open the model-visible content in $EDITOR"),
     Action("d", "toggle_detail", "Detail", "show/hide the detail pane"),
     Action("enter", "focus_detail", "Open detail", "move into the detail pane to scroll and select text"),
     Action("i", "notes", "Notes", "loader findings and threshold warnings"),
@@ -92,4 +98,6 @@ OTHER_KEYS = (
 
 def bindings(actions: Iterable[Action]) -> list[BindingType]:
     # ctrl+q is Textual's own priority quit binding; ``q`` is ours, so typing q in an input stays text
-    return [Binding(a.keys, a.action, a.title, show=a.show, id=a.action.split("(")[0]) for a in actions]
+    return [
+        Binding(a.keys, a.action, a.title, show=a.show, id=re.sub(r"\W+", "_", a.action).strip("_")) for a in actions
+    ]

@@ -19,12 +19,13 @@ class ExportChoice:
 class FilterChoice:
     tier: str | None  # None: any tier; "cut": truncated or dropped
     role: str | None  # None: any role
+    tool: str | None = None  # None: any tool name
 
 
 @dataclass(frozen=True)
 class PresetChoice:
     name: str
-    thresholds: dict[str, int]
+    thresholds: dict[str, int | None]  # max_tool_outputs None: it follows max_tool_calls
     strategies: str | None
 
 

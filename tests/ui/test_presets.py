@@ -28,7 +28,7 @@ async def test_preset_round_trip(make_app, tmp_path):
             "full_tool_calls": 0,
             "full_tool_outputs": 4,
             "max_tool_calls": 40,
-            "max_tool_outputs": 40,
+            "max_tool_outputs": None,  # it follows max_tool_calls, and the preset says so
             "max_tool_chars": 30000,
         }
         assert "saved 'tight'" in str(app.screen.query_one("#preset-message").render())
@@ -38,7 +38,7 @@ async def test_preset_round_trip(make_app, tmp_path):
         await pilot.press("p")
         await pilot.pause()
         app.screen.query_one("#preset-list").focus()
-        await pilot.press("down", "enter")
+        await pilot.press("enter")  # the only preset is highlighted already
         await settle(app, pilot)
         assert not isinstance(app.screen, PresetsScreen)
         assert app.thresholds["max_tool_chars"] == 30_000 and app.thresholds["full_tool_outputs"] == 4
@@ -61,3 +61,28 @@ async def test_corrupt_presets_file_is_reported_and_left_untouched(make_app):
         await pilot.pause()
         assert "nothing is saved" in str(app.screen.query_one("#preset-message").render())
         assert path.read_text() == "{ this is not json"
+
+
+async def test_a_preset_keeps_max_tool_outputs_following_and_one_preset_loads_at_once(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        await edit(app, pilot, "max_tool_calls", "5")
+        assert app.thresholds["max_tool_outputs"] == 5 and app.thresholds.follows()
+        await pilot.press("escape", "p")
+        await pilot.pause()
+        await pilot.press(*"five", "enter")
+        await pilot.pause()
+        assert "five: fc=0 fo=10 mc=5 mo=follows chars=100,000" in str(
+            app.screen.query_one("#preset-list").get_option_at_index(0).prompt
+        )
+        await pilot.press("escape", "u")
+        await settle(app, pilot)
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.click("#load")  # one preset, nothing picked by hand: Load takes it
+        await settle(app, pilot)
+        assert not isinstance(app.screen, PresetsScreen)
+        assert app.thresholds["max_tool_calls"] == 5 and app.thresholds.follows()
+        await edit(app, pilot, "max_tool_calls", "7")
+        assert app.thresholds["max_tool_outputs"] == 7

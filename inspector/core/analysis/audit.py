@@ -135,6 +135,7 @@ def _name(tools: _Tools, index: int) -> str:
 
 
 def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers) -> list[AuditFinding]:
+    row = numbers.row_of_message  # texts number messages like the # column
     messages = inspection.chat.messages
     spec = parse_spec(inspection.strategy_spec)
     values = inspection.thresholds.as_tuple()
@@ -164,8 +165,8 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, numbe
         out.append(
             AuditFinding(
                 "repeated_call",
-                f"message {call} repeats the {_name(tools, call)} call of message {earlier} with the same arguments; "
-                f"the earlier result (message {answer}) was {tier} {when}",
+                f"message #{row(call)} repeats the {_name(tools, call)} call of message #{row(earlier)} with the same "
+                f"arguments; the earlier result (message #{row(answer)}) was {tier} {when}",
                 tuple(numbers.row_of_message(i) for i in involved),
                 involved,
                 inspection.chat.line_of(call),
@@ -179,6 +180,7 @@ def _sent(prompt: Prompt, index: int) -> bool:
 
 
 def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers) -> list[AuditFinding]:
+    row = numbers.row_of_message  # texts number messages like the # column
     if prompt.error is not None:
         return []  # nothing is sent at all; the error itself is the finding
     out = []
@@ -189,13 +191,13 @@ def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, numbers:
         if call_sent:
             kind = "call_without_output"
             text = (
-                f"the {_name(tools, call)} call (message {call}) is sent but its output (message {answer}) "
+                f"the {_name(tools, call)} call (message #{row(call)}) is sent but its output (message #{row(answer)}) "
                 "is dropped: the model sees the question without the answer"
             )
         else:
             kind = "output_without_call"
             text = (
-                f"the {_name(tools, call)} output (message {answer}) is sent but its call (message {call}) "
+                f"the {_name(tools, call)} output (message #{row(answer)}) is sent but its call (message #{row(call)}) "
                 "is dropped: the model sees an answer without the question"
             )
         involved = (call, answer)
@@ -249,7 +251,7 @@ def _cut_errors(inspection: Inspection, prompt: Prompt, numbers: RowNumbers) -> 
         out.append(
             AuditFinding(
                 "cut_error",
-                f"the {name} output (message {index}) is truncated and the cut (characters {head:,}-{tail:,} of "
+                f"the {name} output (message #{numbers.row_of_message(index)}) is truncated and the cut (characters {head:,}-{tail:,} of "
                 f"{len(original):,}) removed the end of {len(lost)} error report(s); first: {first!r}",
                 (numbers.row_of_message(index),),
                 (index,),

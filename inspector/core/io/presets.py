@@ -16,6 +16,7 @@ from inspector.core.io.files import PRESETS_LIMIT, Refused, read_regular
 from inspector.core.scout.settings import KEYS
 
 APP_NAME = "prompt-inspector"
+FOLLOWING = "max_tool_outputs"  # None in a preset: follows max_tool_calls
 FILE_NAME = "presets.json"
 
 
@@ -30,7 +31,10 @@ def presets_path() -> Path:
 
 
 def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
-    """name -> {"thresholds": {key: int}, "strategies": str | None}; {} when there is no file."""
+    """name -> {"thresholds": {key: int}, "strategies": str | None}; {} when there is no file.
+
+    ``max_tool_outputs`` may be ``None``: it follows ``max_tool_calls`` (as when nothing sets it).
+    """
     path = presets_path() if path is None else path
     try:
         text = read_regular(path, PRESETS_LIMIT, "presets file").decode("utf-8")
@@ -50,7 +54,9 @@ def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for name, entry in presets.items():
         values = entry.get("thresholds") if isinstance(entry, dict) else None
-        if not isinstance(values, dict) or not all(isinstance(values.get(k), int) for k in KEYS):
+        if not isinstance(values, dict) or not all(
+            isinstance(values.get(k), int) or (k == FOLLOWING and values.get(k) is None) for k in KEYS
+        ):
             raise PresetsError(f"{path}: preset {name!r} needs the five integer thresholds; left untouched")
         strategies = entry.get("strategies")
         out[name] = {
@@ -66,14 +72,17 @@ def _write(presets: dict[str, dict[str, Any]], path: Path) -> Path:
     return write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def save_preset(name: str, thresholds: dict[str, int], strategies: str | None = None, path: Path | None = None) -> Path:
+def save_preset(
+    name: str, thresholds: dict[str, int | None], strategies: str | None = None, path: Path | None = None
+) -> Path:
     """Add or replace one preset; raises PresetsError (and writes nothing) if the file is unusable."""
     name = name.strip()
     if not name:
         raise PresetsError("a preset needs a name")
     path = presets_path() if path is None else path
     presets = load_presets(path)
-    presets[name] = {"thresholds": {k: int(thresholds[k]) for k in KEYS}, "strategies": strategies}
+    values = {k: None if thresholds[k] is None and k == FOLLOWING else int(thresholds[k] or 0) for k in KEYS}
+    presets[name] = {"thresholds": values, "strategies": strategies}
     return _write(presets, path)
 
 

@@ -182,6 +182,15 @@ class RowModel:
             self._consumed_chars = sum(chars_of(c.message.fields.get("content")) for c in self.chat.consumed)
         return self._consumed_chars
 
+    def tool_names(self) -> list[str]:
+        """Distinct tool names in file order (for the tool filter)."""
+        seen: dict[str, None] = {}
+        for row in range(len(self.refs)):
+            name = self.tool(row)[0]
+            if isinstance(name, str):
+                seen.setdefault(name, None)
+        return list(seen)
+
     def roles(self) -> list[str]:
         """Distinct roles in file order (for the role filter)."""
         seen: dict[str, None] = {}
@@ -203,12 +212,16 @@ def row_matches_tier(rows: RowModel, prompt: Prompt, row: int, tier: str) -> boo
     return actual in (d.TRUNCATED, d.DROPPED) if tier == CUT else actual == tier
 
 
-def filter_rows(rows: RowModel, prompt: Prompt, tier: str | None, role: str | None) -> list[int] | None:
-    """Rows shown under a tier and role filter, in order; None when nothing is filtered."""
-    if tier is None and role is None:
+def filter_rows(
+    rows: RowModel, prompt: Prompt, tier: str | None, role: str | None, tool: str | None = None
+) -> list[int] | None:
+    """Rows shown under a tier, role and tool-name filter, in order; None when nothing is filtered."""
+    if tier is None and role is None and tool is None:
         return None
     return [
         row
         for row in range(len(rows))
-        if (role is None or rows.role(row) == role) and (tier is None or row_matches_tier(rows, prompt, row, tier))
+        if (role is None or rows.role(row) == role)
+        and (tool is None or rows.tool(row)[0] == tool)
+        and (tier is None or row_matches_tier(rows, prompt, row, tier))
     ]

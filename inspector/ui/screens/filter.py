@@ -1,4 +1,4 @@
-"""Filter rows by tier and by role; the result is a FilterChoice."""
+"""Filter rows by tier, role and tool name; the result is a FilterChoice."""
 
 from __future__ import annotations
 
@@ -27,13 +27,21 @@ class FilterScreen(Dialog):
     """
     BINDINGS = [Binding("escape", "close", "Close", show=False), Binding("a", "apply", "Apply", show=False)]
 
-    def __init__(self, tier: str | None, role: str | None, roles: list[str]):
+    def __init__(
+        self,
+        tier: str | None,
+        role: str | None,
+        roles: list[str],
+        tool: str | None = None,
+        tools: list[str] | None = None,
+    ):
         super().__init__()
         self.tier, self.role, self.roles = tier, role, roles[:40]
+        self.tool, self.tools = tool, (tools or [])[:60]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
-            yield Static(Content("Filter rows: pick with ↑↓ and Space/Enter, then Apply (a)"))
+            yield Static(Content("Filter rows: pick with ↑↓ and Space/Enter, Tab to the next list, then Apply (a)"))
             with Horizontal(classes="sets"):
                 with RadioSet(id="tier"):
                     yield RadioButton(Content("any tier"), value=self.tier is None, name=ANY)
@@ -43,6 +51,10 @@ class FilterScreen(Dialog):
                     yield RadioButton(Content("any role"), value=self.role is None, name=ANY)
                     for r in self.roles:
                         yield RadioButton(Content(one_line(r, 30)), value=self.role == r, name=r)
+                with RadioSet(id="tool"):
+                    yield RadioButton(Content("any tool"), value=self.tool is None, name=ANY)
+                    for t in self.tools:
+                        yield RadioButton(Content(one_line(t, 30)), value=self.tool == t, name=t)
             with Horizontal(classes="buttons"):
                 yield Button("Apply (a)", id="apply", variant="primary")
                 yield Button("Clear", id="clear")
@@ -54,7 +66,7 @@ class FilterScreen(Dialog):
 
     def action_apply(self) -> None:
         tier, role = self._picked(self.query_one("#tier", RadioSet)), self._picked(self.query_one("#role", RadioSet))
-        self.dismiss(FilterChoice(tier, role))
+        self.dismiss(FilterChoice(tier, role, self._picked(self.query_one("#tool", RadioSet))))
 
     @on(Button.Pressed, "#apply")
     def _apply(self) -> None:
@@ -62,4 +74,4 @@ class FilterScreen(Dialog):
 
     @on(Button.Pressed, "#clear")
     def _clear(self) -> None:
-        self.dismiss(FilterChoice(None, None))
+        self.dismiss(FilterChoice(None, None, None))

@@ -35,7 +35,7 @@ class PresetsScreen(Dialog):
     PresetsScreen OptionList { height: auto; max-height: 12; }
     """
 
-    def __init__(self, current: dict[str, int], strategies: str | None):
+    def __init__(self, current: dict[str, int | None], strategies: str | None):
         super().__init__()
         self.current, self.strategies = current, strategies
         self.presets: dict[str, dict] = {}
@@ -73,11 +73,16 @@ class PresetsScreen(Dialog):
             self.say(str(exc), True)
             return
         for name, preset in self.presets.items():
-            values = " ".join(f"{SHORT[k]}={preset['thresholds'][k]:,}" for k in KEYS)
+            values = " ".join(
+                f"{SHORT[k]}={'follows' if preset['thresholds'][k] is None else format(preset['thresholds'][k], ',')}"
+                for k in KEYS
+            )
             strat = f" [{preset['strategies']}]" if preset["strategies"] else ""
             options.add_option(Option(Content(one_line(f"{name}: {values}{strat}", 200)), id=name))
         if not self.presets:
             self.say("no presets yet: type a name and Save current")
+        else:
+            options.highlighted = 0  # Load works at once, even with a single preset
 
     def _selected(self) -> str | None:
         options = self.query_one("#preset-list", OptionList)

@@ -78,6 +78,12 @@ class ComparePanel(Vertical):
     class Jump(Message):
         row: int
 
+    @dataclass
+    class Changed(Message):
+        """The rows that differ between A and B (empty: unpinned), for the list to mark."""
+
+        rows: set[int]
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.pinned: Thresholds | None = None  # A; B is always the thresholds being edited
@@ -106,6 +112,7 @@ class ComparePanel(Vertical):
         self.remove_class("-open")
         self.pinned, self.comparison = None, None
         self.generation += 1  # a compare still running is for nobody
+        self.post_message(self.Changed(set()))
 
     def request(self, inspection: Inspection, current: Thresholds, replanner: Replanner) -> None:
         """The plan changed: compare the pinned thresholds with ``current`` off the UI thread."""
@@ -140,6 +147,7 @@ class ComparePanel(Vertical):
     def show(self, comparison: Comparison) -> None:
         self.comparison = comparison
         changes = comparison.changes
+        self.post_message(self.Changed({c.row for c in changes}))
         count = f"{len(changes):,} row(s) differ" if changes else "no row differs"
         self.border_title = title(comparison)
         self._head(f"{totals_line(comparison)} · {count}")

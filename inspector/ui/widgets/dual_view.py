@@ -127,6 +127,7 @@ class DualColumnView(ScrollView, can_focus=True):
         self.prompt: Prompt | None = None
         self.order: list[int] | None = None  # rows shown (sorted), None: every row
         self.hits: set[int] = set()  # rows painted as search hits
+        self.marked: set[int] = set()  # rows the A/B compare lists as changed
         self.search_query = ""
         self.search_hits: list[int] = []  # sorted rows whose original content matches
         self._cache: LRUCache[tuple, Strip] = LRUCache(2000)
@@ -157,6 +158,11 @@ class DualColumnView(ScrollView, can_focus=True):
         self.tail = tail
         self._invalidate()
         self.virtual_size = Size(0, self.count + len(tail))
+
+    def set_marked(self, rows: set[int]) -> None:
+        if rows != self.marked:
+            self.marked = rows
+            self._invalidate()
 
     def set_hits(self, hits: set[int]) -> None:
         self.hits = hits
@@ -340,7 +346,8 @@ class DualColumnView(ScrollView, can_focus=True):
             base = base + styles["cursor" if is_cursor else "hit"]
         tier_style = base + styles[tier]
         digits = len(str(max(0, len(rows) - 1)))
-        gutter = f"{GLYPHS.get(tier, ' ')} {row:>{digits}} "
+        # Δ: the row differs between the pinned A and the current B (A/B compare)
+        gutter = f"{GLYPHS.get(tier, ' ')}{'Δ' if row in self.marked else ' '}{row:>{digits}} "
         col = max(4, (width - len(gutter) - 1) // 2)
         right_width = max(0, width - len(gutter) - 1 - col)
         segments = [Segment(gutter[:2], tier_style), Segment(gutter[2:], base + styles["gutter"])]

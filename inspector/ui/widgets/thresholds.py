@@ -92,6 +92,7 @@ class ThresholdEditor(VerticalScroll):
         super().__init__(**kwargs)
         self.sources_shown: dict[str, str] = {}  # key -> the source text on screen
         self.strategy_choices = strategy_choices
+        self.chat_label = ""  # what the chat's choice resolves to, shown with it
         self.chart_key = KEYS[0]  # the key the sweep chart sits under (the last one focused)
         self.generation = 0  # which sweep the chart waits for
 
@@ -109,9 +110,7 @@ class ThresholdEditor(VerticalScroll):
             if key == self.chart_key:
                 yield SweepChart(id="sweep-chart")
         yield Label(Content("Strategies"))
-        yield Select(
-            [(c, c) for c in self.strategy_choices], id="strategies", allow_blank=False, value=self.strategy_choices[0]
-        )
+        yield Select(self._options(), id="strategies", allow_blank=False, value=self.strategy_choices[0])
         with Horizontal():
             yield Button("Reset", id="reset", tooltip="back to the values loaded (u)")
 
@@ -135,8 +134,22 @@ class ThresholdEditor(VerticalScroll):
             choice = strategies if strategies is not None else CHAT_CHOICE
             if choice not in self.strategy_choices:
                 self.strategy_choices.append(choice)
-                select.set_options([(c, c) for c in self.strategy_choices])
+                select.set_options(self._options())
             select.value = choice
+
+    def _options(self) -> list[tuple[str, str]]:
+        label = f"{CHAT_CHOICE[:-1]}: {self.chat_label})" if self.chat_label else CHAT_CHOICE
+        return [(label if c == CHAT_CHOICE else c, c) for c in self.strategy_choices]
+
+    def set_chat_label(self, label: str) -> None:
+        """The chat's own choice, so "(chat's choice: shorten_tools)" and "shorten_tools" read apart."""
+        if label != self.chat_label:
+            self.chat_label = label
+            select = self.query_one("#strategies", Select)
+            with self.prevent(Select.Changed):
+                value = select.value
+                select.set_options(self._options())
+                select.value = value
 
     def action_leave(self, close: bool = False) -> None:
         self.post_message(self.Leave(close))

@@ -1,0 +1,135 @@
+"""What people reach for in a daily tool: pager/editor, copy what is sent, A/B marks, tool filter, one numbering."""
+
+from __future__ import annotations
+
+import sys
+
+from inspector.ui.screens.audit import AuditScreen
+from inspector.ui.screens.filter import FilterScreen
+
+from .conftest import edit, row_line, settle, split, view_lines
+
+
+async def test_l_and_capital_l_open_the_original_and_what_is_sent_in_the_pager(make_app, tmp_path, monkeypatch):
+    out = tmp_path / "paged.txt"
+    # a "pager" that copies what it was given, so the test can read it
+    monkeypatch.setenv("PAGER", f"{sys.executable} -c \"import shutil,sys; shutil.copy(sys.argv[1], r'{out}')\"")
+    monkeypatch.setenv("EDITOR", f'{sys.executable} -c "import sys; sys.exit(3)"')
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("g", *"41", "enter")
+        await settle(app, pilot)
+        await pilot.press("l")
+        await settle(app, pilot)
+        original = out.read_text()  # the stored content: here a JSON envelope around the tool output
+        assert original == app.rows.original_content(41) and "FAILED tests/test_retry.py::test_backoff" in original
+        await pilot.press("L")
+        await settle(app, pilot)
+        sent = out.read_text()
+        assert '"content":"Truncated (6435): ' in sent and len(sent) < len(original)
+        await pilot.press("E")  # the editor's status is reported
+        await settle(app, pilot)
+        assert app.notices[-1].endswith("exited with status 3")
+        await pilot.press("g", "2", "enter")  # a dropped call: nothing is sent, nothing to open
+        await settle(app, pilot)
+        await pilot.press("L")
+        await pilot.pause()
+        assert app.notices[-1] == "message #2 is not sent to the model: nothing to open"
+
+
+async def test_capital_y_copies_the_model_visible_text(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("g", *"41", "enter")
+        await settle(app, pilot)
+        await pilot.press("Y")
+        await pilot.pause()
+        assert '"content":"Truncated (6435): ' in app.clipboard
+        assert app.notices[-1] == f"copied {len(app.clipboard):,} characters of message #41 (model-visible content)"
+
+
+async def test_rows_that_differ_are_marked_while_a_b_is_pinned(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("b")
+        await settle(app, pilot)
+        await edit(app, pilot, "max_tool_chars", "300000")  # nothing is truncated any more
+        await pilot.press("escape")
+        await settle(app, pilot)
+        changed = {int(line.split()[0].lstrip("#")) for line in app.compare_panel.text.split("\n")[2:] if line}
+        assert 41 in changed
+        app.view.go_to_row(41)
+        await pilot.pause()
+        assert row_line(app, 41).startswith("=Δ 41 output")
+        for line in view_lines(app):
+            row = int(line[2:5])
+            assert (line[1] == "Δ") == (row in changed), line  # marked exactly when listed as changed
+        await pilot.press("b")  # unpinned: the marks go
+        await settle(app, pilot)
+        assert row_line(app, 41).startswith("=  41 output")
+
+
+async def test_filter_by_tool_name(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FilterScreen)
+        screen.query_one("#tool").focus()
+        await pilot.press("down", "down", "enter", "a")  # any tool -> read_file -> grep_logs
+        await settle(app, pilot)
+        assert app.filter_tool == "grep_logs"
+        shown = [app.view.row_at(i) for i in range(app.view.count)]
+        assert shown and all(app.rows.tool(r)[0] == "grep_logs" for r in shown)
+        assert "tool grep_logs (F clears)" in app.query_one("#status").text
+        assert "grep_logs:" in split(row_line(app, shown[0]))[0]
+
+
+async def test_audit_texts_number_messages_like_the_hash_column(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("a")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        for finding in screen.findings:
+            for row in finding.rows:
+                if "message #" in finding.message:
+                    assert f"#{row}" in finding.message  # the numbers in the text are the rows listed
+
+
+async def test_s_cycles_without_two_stops_that_read_shorten_tools(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        seen = []
+        for _ in range(3):
+            await pilot.press("s")
+            await settle(app, pilot)
+            seen.append(app.notices[-1])
+        assert seen == [
+            "strategies: none",
+            "strategies: shorten_tools_epoch",
+            "strategies: shorten_tools (the chat's choice)",
+        ]
+        assert "strategies shorten_tools (chat's choice)" in str(app.query_one("#summary").render())
+
+
+async def test_a_search_without_match_leaves_no_stale_status(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"retry", "enter")
+        await settle(app, pilot)
+        assert "search 'retry' (any case): message 1 of" in app.query_one("#status").text
+        await pilot.press("slash", "ctrl+u", *"zzqqxx", "enter")
+        await settle(app, pilot)
+        status = app.query_one("#status").text
+        assert "search 'zzqqxx': no message matches" in status and "retry" not in status
+        assert app.view.hits == set()
