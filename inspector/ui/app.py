@@ -24,6 +24,7 @@ from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.worker import Worker, get_current_worker
 
@@ -142,6 +143,7 @@ class InspectorApp(App):
         self.strategy_choices = [CHAT_CHOICE, *known_strategies()]
         self.notices: list[str] = []  # every notification's text, oldest first (tests read it)
         self.early_keys: list[events.Key] = []  # typed before the chat was on screen; replayed after
+        self.held_keys: list[events.Key] | None = None  # typed while the focus moves (see focus_then_replay)
         # model calls: the chat's history, the call on screen (None: the whole chat, i.e. the next call)
         self.history: ChatHistory | None = None
         self.call: int | None = None
@@ -155,6 +157,9 @@ class InspectorApp(App):
     async def on_event(self, event: events.Event) -> None:
         # Keys typed while the first load runs would find nothing to act on and be lost: keep them
         # (quitting still works at once) and replay them, in order, once the rows are on screen.
+        if isinstance(event, events.Key) and self.held_keys is not None:
+            self.held_keys.append(event)
+            return
         if (
             isinstance(event, events.Key)
             and self.rows is None
@@ -165,6 +170,31 @@ class InspectorApp(App):
             self.early_keys.append(event)
             return
         await super().on_event(event)
+
+    def open_prompt_bar(self, mode: str, value: str | None = None) -> None:
+        bar = self.query_one(PromptBar)
+        bar.open(mode, value)
+        self.focus_then_replay(bar)
+
+    def focus_then_replay(self, widget: Widget) -> None:
+        """Move the focus to a widget only now being shown (the editor, the prompt bar, a dialog's field).
+
+        The focus lands after the next refresh, and keys typed right after the key that opened
+        it are already queued: they are held and replayed once the focus is there, so a burst
+        like `t 150000` or `/needle` types into the field, not into the list.
+        """
+        self.held_keys = []
+
+        def land() -> None:
+            widget.focus()
+            self.call_after_refresh(release)
+
+        def release() -> None:
+            held, self.held_keys = self.held_keys or [], None
+            for key in held:
+                self.post_message(events.Key(key.key, key.character))
+
+        self.call_after_refresh(land)
 
     def notify(self, message: str, **kwargs) -> None:
         self.notices.append(message)
@@ -395,7 +425,7 @@ class InspectorApp(App):
         self.request_sweep()
 
     def action_why(self) -> None:
-        self.query_one(PromptBar).open("why")
+        self.open_prompt_bar("why")
 
     def open_why(self, text: str) -> None:
         if not text:
@@ -564,10 +594,10 @@ class InspectorApp(App):
         self.query_one(DetailPane).toggle_class("-hidden")
 
     def action_goto(self) -> None:
-        self.query_one(PromptBar).open("goto", "")
+        self.open_prompt_bar("goto", "")
 
     def action_search(self) -> None:
-        self.query_one(PromptBar).open("search", self.view.search_query)
+        self.open_prompt_bar("search", self.view.search_query)
 
     @on(DetailPane.Leave)
     @on(PromptBar.Closed)
@@ -636,8 +666,7 @@ class InspectorApp(App):
         editor = self.editor
         editor.add_class("-open")
         if not editor.has_focus_within:
-            field = editor.query_one(f"#th-{editor.chart_key}")
-            self.call_after_refresh(field.focus)
+            self.focus_then_replay(editor.query_one(f"#th-{editor.chart_key}"))
 
     @property
     def chat_strategy_label(self) -> str:

@@ -32,20 +32,48 @@ async def test_a_burst_in_a_threshold_field_leaves_exactly_what_was_typed(make_a
         assert field.value == "20" and app.thresholds["full_tool_calls"] == 20
 
 
-async def test_keys_posted_back_to_back_as_events_arrive_in_order(make_app):
+def queue_keys(app, keys) -> None:
+    """Keys as a terminal delivers a burst: all queued before the app handles the first."""
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+async def test_t_then_a_burst_with_backspaces_leaves_exactly_what_was_typed(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        # t opens the editor and moves into it; the digits and Backspaces follow without a pause
+        queue_keys(app, ["t", *"123456", *["backspace"] * 6, *"150000"])
+        await settle(app, pilot, app.debounce + 0.05)
+        field = app.editor.query_one("#th-full_tool_calls")
+        assert app.focused is field
+        assert field.value == "0150000" and app.thresholds["full_tool_calls"] == 150_000
+        queue_keys(app, [*["backspace"] * 7, "2", "0", "left", "1", "end"])
+        await settle(app, pilot, app.debounce + 0.05)
+        assert field.value == "210" and app.thresholds["full_tool_calls"] == 210  # the 1 went left of the 0
+
+
+async def test_a_burst_after_slash_types_into_the_search_bar(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        queue_keys(app, ["slash", *"retrx", "backspace", "y", "enter"])
+        await settle(app, pilot)
+        assert app.view.search_query == "retry" and app.view.search_hits
+        assert app.focused is app.view
+
+
+async def test_a_burst_in_the_export_path_keeps_its_order(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await pilot.press("t")
+        await pilot.press("e")
         await pilot.pause()
-        field = app.editor.query_one("#th-max_tool_chars")
-        field.focus()
-        await pilot.pause()
-        field.value = ""
-        for char in "31415":  # queued without yielding to the app in between
-            app.post_message(events.Key(char, char))
-        await settle(app, pilot, app.debounce + 0.05)
-        assert field.value == "31415" and app.thresholds["max_tool_chars"] == 31_415
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+        queue_keys(app, [*["backspace"] * 4, *"jsonx", "backspace", "l"])
+        await pilot.pause(0.2)
+        assert screen.query_one("#path").value == "debug_session.prompt.jsonl"
 
 
 async def test_a_late_edit_report_does_not_overwrite_newer_keys(make_app):

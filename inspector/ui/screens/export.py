@@ -21,6 +21,7 @@ from inspector.core.present.export import EXPLAIN_FORMATS
 from inspector.core.present.sanitize import one_line
 
 from ..results import ExportChoice
+from ..widgets.burst_input import BurstInput
 from .base import Dialog
 from .confirm import ConfirmScreen
 
@@ -55,7 +56,7 @@ class ExportScreen(Dialog):
                 for kind, fmt in choices():
                     label = f"prepared prompt as {fmt}" if kind == "prepare" else f"explanation report as {fmt}"
                     yield RadioButton(Content(label), value=(kind, fmt) == (self.kind, self.fmt), name=f"{kind}:{fmt}")
-            yield Input(default_path(self.source, self.kind, self.fmt), id="path", select_on_focus=False)
+            yield BurstInput(default_path(self.source, self.kind, self.fmt), id="path", select_on_focus=False)
             yield Static("", id="export-message", classes="hint")
             with Horizontal(classes="buttons"):
                 yield Button("Write", id="write", variant="primary")

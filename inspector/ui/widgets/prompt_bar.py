@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Input
+
+from .burst_input import BurstInput
 
 PLACEHOLDERS = {
     "search": "search original content, Enter to run, Esc to close",
@@ -16,7 +17,7 @@ PLACEHOLDERS = {
 TITLES = {"search": "search", "goto": "go to", "why": "why: trace a text"}
 
 
-class PromptBar(Input):
+class PromptBar(BurstInput):
     DEFAULT_CSS = """
     PromptBar { dock: bottom; display: none; border: tall $accent; height: 3; }
     PromptBar.-open { display: block; }
@@ -43,8 +44,7 @@ class PromptBar(Input):
         self.placeholder = PLACEHOLDERS[mode]
         self.border_title = TITLES[mode]
         self.value = self.last.get(mode, "") if value is None else value
-        self.add_class("-open")
-        self.focus()
+        self.add_class("-open")  # the App moves the focus here (focus_then_replay keeps keys typed meanwhile)
 
     def action_close(self) -> None:
         self.remove_class("-open")

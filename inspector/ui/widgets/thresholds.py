@@ -26,6 +26,7 @@ from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS, Source, Thresholds, ruby_to_i
 
 from ..messages import SweepDone, report_failure
+from .burst_input import BurstInput
 from .sweep_chart import COLUMNS, SweepChart
 
 NUMBER = r"\s*[0-9]+(?:_[0-9]+)*\s*"  # what a person means by a count; ruby's to_i reads it the same (ASCII digits)
@@ -38,7 +39,7 @@ def parse_value(text: str) -> int | None:
     return ruby_to_i(text)  # any length: no ValueError past Python's 4,300-digit limit
 
 
-class ThresholdField(Input):
+class ThresholdField(BurstInput):
     """A threshold's text field: digits only, so ``t`` is free to close the editor (help says so)."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
