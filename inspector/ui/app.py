@@ -67,8 +67,10 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         input_format: str | None = None,
         env: dict[str, str] | None = None,
         label: str | None = None,
+        scout_version: str | None = None,
     ):
         super().__init__()
+        self.scout_version = scout_version
         self.path = str(path) if path is not None else None
         self.label = label or self.path or "(no file)"
         self.overrides, self.config_files, self.env = overrides or {}, config_files, env
@@ -135,6 +137,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
                 overrides=self.overrides,
                 config_files=self.config_files,
                 env=self.env,
+                scout_version=self.scout_version,
             )
             rows = RowModel(inspection.chat, inspection.facts)
             thresholds = keep or inspection.thresholds
@@ -495,7 +498,13 @@ def run_app(args, overrides: dict[str, str], config_files) -> int:
         path = demo_chat_path()
         label = f"{path.name} (bundled demo)"
     app = InspectorApp(
-        path, overrides, config_files, strategies=args.strategies, input_format=args.input_format, label=label
+        path,
+        overrides,
+        config_files,
+        strategies=args.strategies,
+        input_format=args.input_format,
+        label=label,
+        scout_version=args.scout_version,
     )
     app.run()
     return app.return_code or 0

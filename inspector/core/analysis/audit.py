@@ -136,7 +136,7 @@ def _name(tools: _Tools, index: int) -> str:
 
 def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befores) -> list[AuditFinding]:
     messages = inspection.chat.messages
-    spec = parse_spec(inspection.strategy_spec)
+    spec = parse_spec(inspection.strategy_spec, inspection.version.default, validate=False)
     values = inspection.thresholds.as_tuple()
     seen: dict[tuple, int] = {}
     prefix_prompts: dict[int, Prompt] = {}
@@ -154,7 +154,14 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befor
         then = prefix_prompts.get(start)
         if then is None and len(prefix_prompts) < PREFIX_REPLANS:
             # what the model was sent when it decided to repeat itself
-            then = prepare_prompt(messages[:start], spec, values, epoch=inspection.epoch)
+            then = prepare_prompt(
+                messages[:start],
+                spec,
+                values,
+                epoch=inspection.thresholds.epoch_settings(),
+                version=inspection.version_for(spec),
+                increment_settings=inspection.thresholds.increment_settings(),
+            )
             prefix_prompts[start] = then
         when = "in the prompt it was sent before the repeat" if then is not None else "in the final prompt"
         tier = (then or prompt).tier_of(answer) if (then is None or then.error is None) else None

@@ -8,7 +8,9 @@ from dataclasses import replace
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.scout import decision as d
-from inspector.core.scout.strategies import lookup, parse_spec
+from inspector.core.scout import versions
+from inspector.core.scout.strategies import is_registered, lookup, parse_spec
+from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.strategies.shorten_tools_epoch import NAME as EPOCH
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
@@ -123,27 +125,50 @@ def prepare_prompt(
     thresholds: tuple[int, int, int, int, int] | None = None,
     facts: ToolFacts | None = None,
     epoch: EpochSettings | None = None,
+    version: versions.ScoutVersion | None = None,
+    increment_settings: increment.IncrementSettings | None = None,
 ) -> Prompt:
     """Apply the strategies as scout-ai does. ``thresholds`` is the five values in KEYS order.
 
     ``epoch`` is shorten_tools_epoch's four settings; None reads them (config files, environment,
-    defaults) when that strategy runs.
+    defaults) when that strategy runs. ``version`` is the scout-ai version whose prompt layer runs
+    (None: the earliest that has every strategy named, else seed).
     """
     from inspector.core.scout.settings import DEFAULTS, KEYS
 
     if thresholds is None:
         thresholds = tuple(DEFAULTS[k] for k in KEYS)
-    spec = parse_spec(strategies)
+    if version is None:
+        version = versions.infer(
+            None if strategies is None or callable(strategies) else parse_spec(strategies, validate=False)
+        )
+    spec = parse_spec(strategies, version.default, validate=False)
+    if facts is None or facts.messages is not messages or facts.shortener is not version.shortener:
+        facts = None
     if callable(spec):
-        return _run_chain(messages, spec, [spec], thresholds, facts, epoch)
+        return _run_chain(messages, spec, [spec], thresholds, facts, epoch, version, increment_settings)
     if spec == ["shorten_tools"]:
-        facts = facts if facts is not None and facts.messages is messages else ToolFacts(messages)
+        facts = facts if facts is not None else ToolFacts(messages, version.shortener)
         plan = ShortenToolsPlan(facts, thresholds)
         return Prompt(messages, spec, plan, None, None, None, plan.error)
-    return _run_chain(messages, spec, spec, thresholds, facts, epoch)
+    return _run_chain(messages, spec, spec, thresholds, facts, epoch, version, increment_settings)
 
 
-def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt:
+def _unknown(stage: str, version: versions.ScoutVersion, current, origin) -> ScoutError:
+    """What the version does with a name its dispatcher lacks: it raises, before touching a message."""
+    exception, why = version.unknown_error(stage)
+    having = versions.having(stage)
+    hint = (
+        f"; {stage!r} is a strategy of scout-ai {', '.join(having)} (try --scout-version {having[-1]})"
+        if having
+        else ""
+    )
+    return ScoutError(-1, None, None, None, exception, f"{why} (strategy {stage!r} in scout-ai {version.name}){hint}")
+
+
+def _run_chain(
+    messages, label, stages, thresholds, facts, epoch=None, version=versions.SEED, increment_settings=None
+) -> Prompt:
     originals = [chars_of(m.fields.get("content")) for m in messages]
     decisions = [
         d.Decision(i, d.FULL, d.NO_STRATEGY if _is_tool(m) else d.NOT_TOOL, None, None, n, n, _kind(m))
@@ -159,7 +184,7 @@ def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt
             stage_facts = (
                 facts
                 if facts is not None and facts.messages is messages and current == messages
-                else ToolFacts(current)
+                else ToolFacts(current, version.shortener)
             )
             plan = ShortenToolsPlan(stage_facts, thresholds)
             for j in range(len(current)):
@@ -177,13 +202,26 @@ def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt
             current = plan.messages()
             origin = [origin[j] for j in keep]
             continue
+        if not callable(stage) and stage not in version.builtin and not is_registered(stage):
+            error = _unknown(stage, version, current, origin)
+            break
         if stage == EPOCH:
             if epoch is None:
                 epoch = EpochSettings.resolve()
-            current, origin, error = _run_epoch(current, origin, decisions, originals, epoch)
+            result = run_epoch([m.fields for m in current], epoch, version.shortener)
+            current, origin, error = _run_epoch(current, origin, decisions, originals, result)
             if error is not None:
                 break
             continue
+        if stage == increment.NAME:
+            settings = increment_settings or increment.IncrementSettings()
+            result = increment.run([m.fields for m in current], settings, version.shortener)
+            current, origin, error = _run_epoch(current, origin, decisions, originals, result)
+            if error is not None:
+                break
+            continue
+        if stage == "inbox":
+            continue  # read-only: the messages it appended are rows of their own (see inbox.py)
         fn = stage if callable(stage) else lookup(stage)
         current, origin = _run_custom(fn, current, origin, decisions, originals)
     if error is None:
@@ -192,9 +230,8 @@ def _run_chain(messages, label, stages, thresholds, facts, epoch=None) -> Prompt
     return Prompt(messages, label, None, [], [], decisions, error)
 
 
-def _run_epoch(current, origin, decisions, originals, settings):
-    """One shorten_tools_epoch stage; its per-message outcomes become decisions with epoch reasons."""
-    result = run_epoch([m.fields for m in current], settings)
+def _run_epoch(current, origin, decisions, originals, result):
+    """One epoch stage's result; its per-message outcomes become decisions with epoch reasons."""
     for j, outcome in enumerate(result.outcomes):
         source = origin[j]
         if source < 0:

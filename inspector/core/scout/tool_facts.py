@@ -14,7 +14,7 @@ import orjson
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
-from inspector.core.scout.shorten import shorten_string
+from inspector.core.scout.shorten import LISTING, Shortener
 
 CALL, OUTPUT, FAIL = 0, 1, 2
 _TOOL_ROLES = {"function_call": CALL, "function_call_output": OUTPUT}
@@ -29,8 +29,9 @@ def chars_of(content) -> int:
 class ToolFacts:
     """Tool messages of one list, newest first, with their lengths and parsed JSON."""
 
-    def __init__(self, messages: list[Message]):
+    def __init__(self, messages: list[Message], shortener: Shortener = LISTING):
         self.messages = messages
+        self.shortener = shortener  # the version's shorten_string: the cut text depends on it
         self.count = len(messages)
         order, kinds, raw, parsed, self.failures = _scan(messages, range(self.count - 1, -1, -1))
         self.order = order
@@ -84,8 +85,8 @@ class ToolFacts:
             self.short[position] = len(text)
         return self.short[position]
 
-    @staticmethod
-    def _shorten(data: dict, kind: int) -> str | None:
+    def _shorten(self, data: dict, kind: int) -> str | None:
+        shorten_string = self.shortener
         if kind == CALL:
             arguments = data.get("arguments")
             if type(arguments) is not dict:
@@ -111,11 +112,11 @@ class ToolFacts:
         else:
             content = data.get("content")
             if type(content) is str:
-                short = shorten_string(content)
+                short = shorten_string(content, 400)
                 if short == content:
                     return None
             elif type(content) in (list, dict):
-                if len(content) <= 200:
+                if len(content) <= self.shortener.limit(400):
                     return None  # Array/Hash#length is small: returned as is, so unchanged
                 raise _BandError(
                     "TypeError",
@@ -240,6 +241,9 @@ def _scan(messages, indices):
             except rubyjson.RubyJSONError as exc:
                 fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
                 continue
+        if type(data) is list:  # Array#values_at wants Integers
+            fail(index, data, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
+            continue
         if type(data) is not dict:
             fail(
                 index,

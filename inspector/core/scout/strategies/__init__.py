@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 ENTRY_POINT_GROUP = "prompt_inspector.strategies"
-# shorten_tools_epoch is scout-ai S's default; here it is selectable, the default stays the seed's.
-BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch")
+# Every name some scout-ai version knows (versions.py says which); the default is the version's.
+BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch", "shorten_tools_epoch_increment", "inbox")
 DEFAULT = ("shorten_tools",)
 
 StrategyFn = Callable[[list[dict]], list[dict]]
@@ -63,6 +63,10 @@ def lookup(name: str) -> StrategyFn:
         from inspector.core.scout.strategies.shorten_tools_epoch import shorten_tools_epoch
 
         return shorten_tools_epoch
+    if name == "shorten_tools_epoch_increment":
+        from inspector.core.scout.strategies.shorten_tools_epoch_increment import shorten_tools_epoch_increment
+
+        return shorten_tools_epoch_increment
     _load_entry_points()
     try:
         return _registered[name]
@@ -70,10 +74,19 @@ def lookup(name: str) -> StrategyFn:
         raise UnknownStrategy(name) from None
 
 
-def parse_spec(spec) -> list[str] | Callable:
-    """Strategies as scout-ai takes them: None, "a,b", a list of names, or a callable."""
+def is_registered(name: str) -> bool:
+    _load_entry_points()
+    return name in _registered
+
+
+def parse_spec(spec, default=DEFAULT, validate: bool = True) -> list[str] | Callable:
+    """Strategies as scout-ai takes them: None, "a,b", a list of names, or a callable.
+
+    ``validate`` makes a name no version knows and no plugin registers a usage error (for
+    names the user typed); names from the chat itself are left for the version to judge.
+    """
     if spec is None:
-        return list(DEFAULT)
+        return list(default)
     if callable(spec):
         return spec
     if isinstance(spec, str):
@@ -82,7 +95,8 @@ def parse_spec(spec) -> list[str] | Callable:
             parts.pop()  # Ruby's split drops trailing empty fields
         spec = parts
     names = [str(name) for name in spec]
-    for name in names:
-        if name not in BUILTIN:
-            lookup(name)
+    if validate:
+        for name in names:
+            if name not in BUILTIN:
+                lookup(name)
     return names

@@ -15,7 +15,7 @@ from pathlib import Path
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby.inspect import inspect, to_s
 from inspector.core.scout import decision as d
-from inspector.core.scout.shorten import shorten_string_sized
+from inspector.core.scout.shorten import SIZED, Shortener
 from inspector.core.scout.tool_facts import ruby_class
 
 NAME = "shorten_tools_epoch"
@@ -191,19 +191,22 @@ def _values_at_error(data, position: int) -> _Raise:
     )
 
 
-def run(items: list[dict], settings: EpochSettings = EpochSettings()) -> EpochResult:
-    """Apply the strategy to ``items`` (not modified); the result says what happened to each."""
+def run(items: list[dict], settings: EpochSettings = EpochSettings(), shortener: Shortener = SIZED) -> EpochResult:
+    """Apply the strategy to ``items`` (not modified); the result says what happened to each.
+
+    ``shortener`` is the version's ``shorten_string`` (1.2.6 sized, 2.x the envelope).
+    """
     size = len(items)
     outcomes = [Outcome(d.UNDECIDED, d.NOT_REACHED)] * size
     try:
-        return _run(items, settings, outcomes)
+        return _run(items, settings, outcomes, shortener)
     except _Raise as exc:
         error = exc.error
         outcomes[error.position] = Outcome(d.ERROR, d.SCOUT_ERROR)
         return EpochResult([], [], outcomes, error)
 
 
-def _run(items, settings, outcomes) -> EpochResult:
+def _run(items, settings, outcomes, shortener) -> EpochResult:
     for position, message in enumerate(items):
         role = message.get("role")
         if type(role) is not str:  # `m[:role].to_sym` in the count
@@ -256,7 +259,9 @@ def _run(items, settings, outcomes) -> EpochResult:
             kept.append((position, message))
             outcomes[position] = Outcome(d.FULL, d.EPOCH_PROTECTED, counted)
         elif counted <= truncate_to:
-            new_json = _compact_output(data, position) if output else _compact_call(data, position)
+            new_json = (
+                _compact_output(data, position, shortener) if output else _compact_call(data, position, shortener)
+            )
             if new_json is None:
                 kept.append((position, message))
                 outcomes[position] = Outcome(d.FULL, d.EPOCH_NOTHING, counted)
@@ -279,16 +284,16 @@ def _run(items, settings, outcomes) -> EpochResult:
     return EpochResult(out_messages, origins, outcomes, None, truncated, dropped)
 
 
-def _compact_output(data: dict, position: int) -> str | None:
+def _compact_output(data: dict, position: int, shortener: Shortener) -> str | None:
     content = data.get("content")
-    new = shorten_string_sized(to_s(content), OUTPUT_SIZE)
+    new = shortener(to_s(content), OUTPUT_SIZE)
     if type(content) is str and new == content:
         return None  # a non-String content never equals its to_s, so it is always replaced
     data["content"] = new
     return _to_json(data, position)
 
 
-def _compact_call(data: dict, position: int) -> str | None:
+def _compact_call(data: dict, position: int, shortener: Shortener) -> str | None:
     arguments = data.get("arguments")
     if arguments is None or arguments is False:
         return None
@@ -296,7 +301,7 @@ def _compact_call(data: dict, position: int) -> str | None:
     if kind is dict:
         if not arguments:
             return None
-        new = {k: shorten_string_sized(v, ARGUMENT_SIZE) if type(v) is str else v for k, v in arguments.items()}
+        new = {k: shortener(v, ARGUMENT_SIZE) if type(v) is str else v for k, v in arguments.items()}
         if all(a is b or a == b for a, b in zip(arguments.values(), new.values())):
             return None
         data["arguments"] = new
