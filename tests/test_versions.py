@@ -83,7 +83,7 @@ def test_the_schedule_grows_with_epochs_and_repeats():
 def _pairs(n, long=False):
     items = [{"role": "user", "content": "go"}]
     for i in range(n):
-        items.append(call("ls", f"c{i}", p=("z" * 300 if long else f"p{i}")))
+        items.append(call("ls", f"c{i}", p=(f"{i}" + "z" * 300 if long else f"p{i}")))
         items.append(output("ls", f"c{i}", ("o" * 500 if long else "ok")))
     return items
 
