@@ -30,10 +30,12 @@ class Prompt:
         origins: list[int] | None,
         decisions: list[d.Decision] | None,
         error: ScoutError | None,
+        stage=None,
     ):
         self.original = messages
         self.strategies = strategies
         self.plan = plan  # set when the list is just [shorten_tools]: decisions come lazily from it
+        self.stage = stage  # an epoch strategy's WindowPlan: the same, through the same methods
         self._prepared = prepared
         self._origins = origins
         self._decisions = decisions
@@ -50,26 +52,50 @@ class Prompt:
             return []
         if self.plan is not None:
             return self.plan.messages()
+        if self.stage is not None:
+            return self.stage.messages()
         return self._prepared or []
+
+    def origins(self) -> list[int]:
+        """For each prepared message, the original index it came from (-1: inserted by a strategy)."""
+        if self.error is not None:
+            return []
+        if self.plan is not None:
+            return self.plan.origins()
+        if self.stage is not None:
+            return self.stage.origins()
+        return list(self._origins or [])
+
+    def inserted(self) -> list[tuple[int, Message]]:
+        """Messages a strategy added (a compaction notice), with their place in the prepared list."""
+        return [(i, m) for i, (o, m) in enumerate(zip(self.origins(), self.messages())) if o < 0]
 
     def decision(self, index: int) -> d.Decision:
         if self.plan is not None:
             return self.plan.decision(index)
+        if self.stage is not None:
+            return self.stage.decision(index)
         return self._decisions[index]
 
     def decisions(self) -> list[d.Decision]:
         if self.plan is not None:
             return self.plan.decisions()
+        if self.stage is not None:
+            return self.stage.decisions()
         return list(self._decisions)
 
     def tier_of(self, index: int) -> str:
         if self.plan is not None:
             return self.plan.tier_of(index)
+        if self.stage is not None:
+            return self.stage.tier_of(index)
         return self._decisions[index].tier
 
     def visible_content(self, index: int):
         if self.plan is not None:
             return self.plan.visible_content(index)
+        if self.stage is not None:
+            return self.stage.visible_content(index)
         tier = self._decisions[index].tier
         if tier in (d.DROPPED, d.ERROR, d.UNDECIDED):
             return None
@@ -79,6 +105,8 @@ class Prompt:
     def tier_counts(self) -> dict[str, int]:
         if self.plan is not None:
             return dict(self.plan.tier_counts())
+        if self.stage is not None:
+            return self.stage.tier_counts()
         counts = {t: 0 for t in (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)}
         for dec in self._decisions:
             counts[dec.tier] = counts.get(dec.tier, 0) + 1
@@ -95,6 +123,8 @@ class Prompt:
             tool_after = self.plan.tool_chars_after
             chars_after = nontool + tool_after if self.error is None else 0
             visible = counts[d.FULL] + counts[d.TRUNCATED]
+        elif self.stage is not None:
+            chars_before, tool_before, chars_after, tool_after, visible = self.stage.sizes()
         else:
             chars_before = sum(chars_of(m.fields.get("content")) for m in self.original)
             tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if _is_tool(m))
@@ -151,7 +181,36 @@ def prepare_prompt(
         facts = facts if facts is not None else ToolFacts(messages, version.shortener)
         plan = ShortenToolsPlan(facts, thresholds)
         return Prompt(messages, spec, plan, None, None, None, plan.error)
+    if all(name in version.builtin for name in spec):
+        # inbox only appends (read-only here) and none changes nothing: one planner decides every message
+        core = [name for name in spec if name not in ("none", "inbox")]
+        if not core:
+            from inspector.core.scout.strategies.windows import Unchanged
+
+            return Prompt(messages, spec, None, None, None, None, None, Unchanged(messages, facts))
+        if len(core) == 1 and core[0] in (EPOCH, increment.NAME):
+            stage = _window_plan(messages, core[0], facts, version, epoch, increment_settings)
+            if stage is not None:
+                return Prompt(messages, spec, None, None, None, None, stage.error, stage)
     return _run_chain(messages, spec, spec, thresholds, facts, epoch, version, increment_settings)
+
+
+def _window_plan(messages, name, facts, version, epoch, increment_settings):
+    """An epoch strategy planned over facts cached with the chat's ToolFacts (None: take the exact walk)."""
+    from inspector.core.scout.strategies.windows import WindowFacts, WindowPlan
+
+    found = facts.windows.get(name) if facts is not None else None
+    if found is None:
+        found = WindowFacts(messages, name, version.shortener, facts)
+        if facts is not None:
+            facts.windows[name] = found
+    if found.needs_exact_walk:
+        return None
+    if name == EPOCH:
+        settings = epoch if epoch is not None else EpochSettings.resolve()
+    else:
+        settings = increment_settings or increment.IncrementSettings()
+    return WindowPlan(found, settings)
 
 
 def _unknown(stage: str, version: versions.ScoutVersion, current, origin) -> ScoutError:

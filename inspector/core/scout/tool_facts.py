@@ -54,6 +54,7 @@ class ToolFacts:
         self._nontool_chars: int | None = None
         self._tool_chars: int | None = None
         self._columns = None
+        self.windows: dict = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
 
     # -- the middle band --------------------------------------------------------------
     def shortened(self, position: int) -> int:
