@@ -41,7 +41,7 @@ def test_changes_match_a_message_by_message_comparison():
         result = compare(ins, a, b)
         got = [(c.message, c.tier_a, c.tier_b, c.chars_a, c.chars_b) for c in result.changes]
         assert got == brute(ins, a, b)
-        assert result.totals_b["chars"] - result.totals_a["chars"] == sum(c.delta for c in result.changes)
+        assert result.totals_b.chars_after - result.totals_a.chars_after == sum(c.delta for c in result.changes)
 
 
 def test_truncated_to_full_has_the_size_change():

@@ -40,7 +40,7 @@ def test_demo_fact_fixes():
     assert found == {("full_tool_outputs", 54, RAISE), ("max_tool_chars", 213862, RAISE)}
     for fix in report.fixes:
         assert_exact(ins, result.occurrences[0], fix)
-        assert fix.prompt_chars > ins.prompt().totals()["chars_after"]
+        assert fix.prompt_chars > ins.prompt().totals().chars_after
         assert fix.tier == "full"
 
 

@@ -60,10 +60,8 @@ def test_invariants(seed, size, values):
             assert all(i in dropped for i in same if i < max(gone))
     # decisions agree with tiers, and totals add up
     totals = prompt.totals()
-    assert totals["visible_messages"] == len(sent)
-    assert totals["chars_after"] == sum(
-        len(m.fields["content"]) for m in sent if isinstance(m.fields.get("content"), str)
-    )
+    assert totals.visible_messages == len(sent)
+    assert totals.chars_after == sum(len(m.fields["content"]) for m in sent if isinstance(m.fields.get("content"), str))
 
 
 @settings(max_examples=60, deadline=None)

@@ -178,6 +178,6 @@ def test_totals_and_counts():
     items = rounds(6, 500)
     p = plan(items, full_tool_outputs=2, max_tool_calls=4, max_tool_chars=0)
     totals = p.totals()
-    assert (totals["full"], totals["truncated"], totals["dropped"]) == (5, 3, 4)
-    assert totals["visible_messages"] == 8
-    assert totals["chars_after"] == sum(len(m.fields["content"]) for m in p.messages())
+    assert (totals.tiers["full"], totals.tiers["truncated"], totals.tiers["dropped"]) == (5, 3, 4)
+    assert totals.visible_messages == 8
+    assert totals.chars_after == sum(len(m.fields["content"]) for m in p.messages())

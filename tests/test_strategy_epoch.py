@@ -139,7 +139,7 @@ def test_notice_goes_right_after_the_first_remaining_tool_message():
     notice = p.messages()[3].fields
     assert notice == {"role": "user", "content": COMPACTION_TEXT.format(truncated=1, dropped=2)}
     assert notice["content"].startswith(NOTICE)
-    assert p.visible_content(0) == "s" and p.totals()["visible_messages"] == 9
+    assert p.visible_content(0) == "s" and p.totals().visible_messages == 9
 
 
 def test_notice_is_appended_when_no_tool_message_remains():

@@ -48,10 +48,10 @@ def test_rows_match_individual_explain_runs(key, values):
         alone = open_inspection(SAMPLE, overrides={key: str(row.value)}, config_files=[], env={})
         prompt = alone.prompt()
         info = report.summary(report.explain_rows(alone, prompt), prompt)
-        assert row.messages == info["visible_messages"]
-        assert row.truncated == info["tiers"]["truncated"]
-        assert row.dropped == info["tiers"]["dropped"]
-        assert row.chars == info["chars_after"]
+        assert row.messages == info.visible_messages
+        assert row.truncated == info.tiers["truncated"]
+        assert row.dropped == info.tiers["dropped"]
+        assert row.chars == info.chars_after
         assert row.tokens == (row.chars + 3) // 4
         assert row.error is None
 
@@ -60,7 +60,7 @@ def test_sweep_keeps_the_other_values_and_follow_rule():
     ins = open_inspection(SAMPLE, overrides={"max_tool_chars": "1"}, config_files=[], env={})
     [row] = sweep(ins, "max_tool_calls", [10])
     alone = open_inspection(SAMPLE, overrides={"max_tool_chars": "1", "max_tool_calls": "10"}, config_files=[], env={})
-    assert row.messages == alone.prompt().totals()["visible_messages"]
+    assert row.messages == alone.prompt().totals().visible_messages
     assert set(KEYS) >= {"max_tool_calls"}
 
 

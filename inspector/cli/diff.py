@@ -5,7 +5,9 @@ from __future__ import annotations
 from inspector.core.analysis.compare import compare
 from inspector.core.analysis.replan import apply, parse_value
 from inspector.core.errors import UsageError
+from inspector.core.scout.decision import Tier
 from inspector.core.scout.settings import KEYS
+from inspector.core.scout.totals import Totals
 
 from .output import cell, emit, scout_error, table, to_json
 
@@ -55,8 +57,8 @@ def run(args, inspection) -> int:
     else:
         emit(args, render(result))
     for side, totals in (("A", result.totals_a), ("B", result.totals_b)):
-        if totals["error"]:
-            return scout_error(args, f"with setting {side}: {totals['error']}")
+        if totals.error:
+            return scout_error(args, f"with setting {side}: {totals.error}")
     return 0
 
 
@@ -65,12 +67,12 @@ def _setting(values, other) -> str:
     return " ".join(f"{k}={values[k]}" for k in keys)
 
 
-def _totals(totals: dict) -> str:
-    if totals["error"]:
+def _totals(totals: Totals) -> str:
+    if totals.error:
         return "scout-ai raises: nothing is sent"
     return (
-        f"{totals['messages']:,} messages sent ({totals['truncated']:,} truncated, {totals['dropped']:,} dropped), "
-        f"{totals['chars']:,} characters"
+        f"{totals.visible_messages:,} messages sent ({totals.tiers[Tier.TRUNCATED]:,} truncated, "
+        f"{totals.tiers[Tier.DROPPED]:,} dropped), {totals.chars_after:,} characters"
     )
 
 
@@ -79,7 +81,7 @@ def render(result) -> str:
         f"A: {_setting(result.a, result.b)}  ->  {_totals(result.totals_a)}",
         f"B: {_setting(result.b, result.a)}  ->  {_totals(result.totals_b)}",
     ]
-    delta = result.totals_b["chars"] - result.totals_a["chars"]
+    delta = result.totals_b.chars_after - result.totals_a.chars_after
     lines.append(f"{len(result.changes):,} message(s) differ; B sends {delta:+,} characters")
     if result.changes:
         lines.append("")

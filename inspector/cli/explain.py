@@ -6,12 +6,14 @@ from inspector.core.analysis.audit import audit
 from inspector.core.present import explain_report as report
 from inspector.core.present.sanitize import one_line
 
+from .calls import add_at
 from .output import EXIT_OK, emit, scout_error, to_json
 
 
 def add_parser(sub, common) -> None:
     explain = sub.add_parser("explain", help="one row per message: tier, rule, sizes")
     common(explain)
+    add_at(explain)
     explain.add_argument("--format", default="table", choices=("table", "json", "markdown"))
     explain.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     explain.add_argument("--audit", action="store_true", help="add the forgetting audit: findings of likely damage")
@@ -29,7 +31,7 @@ def run(args, inspection) -> int:
     rows = report.explain_rows(inspection, prompt)
     info = report.summary(rows, prompt)
     if args.format == "json":
-        text = to_json(rows)
+        text = to_json([r.as_dict() for r in rows])
     elif args.format == "markdown":
         text = report.render_markdown(rows, info, inspection.chat.findings)
     else:
@@ -47,7 +49,9 @@ def run_audit(args, inspection) -> int:
     findings = audit(inspection, prompt)
     if args.format == "json":
         # --audit changes the JSON from a list of rows to an object, so plain explain stays as it was
-        text = to_json({"rows": rows, "summary": info, "audit": [f.as_dict() for f in findings]})
+        text = to_json(
+            {"rows": [r.as_dict() for r in rows], "summary": info.as_dict(), "audit": [f.as_dict() for f in findings]}
+        )
     elif args.format == "markdown":
         text = (
             report.render_markdown(rows, info)

@@ -7,12 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from . import diff, explain, prepare, sweep, thresholds, why
+from . import calls, diff, explain, prepare, sweep, thresholds, why
 from .output import EXIT_OK, EXIT_SCOUT, PROG, fail, note, warn
 
 # each command module has add_parser(sub, common) and run(args, inspection)
 INSPECTING = {"prepare": prepare, "explain": explain, "why": why, "sweep": sweep, "diff": diff}
-COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff")
+COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff", "calls")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     why.add_parser(sub, _common)
     sweep.add_parser(sub, _common)
     diff.add_parser(sub, _common)
+    calls.add_parser(sub, _common)
     return parser
 
 
@@ -156,22 +157,40 @@ def _run_headless(args: argparse.Namespace) -> int:
             return thresholds.run(args, overrides, config_files(args))
         from inspector.core.inspection import open_inspection
 
-        inspection = open_inspection(
-            args.chat,
-            input_format=args.input_format,
-            overrides=overrides,
-            strategies=args.strategies,
-            config_files=config_files(args),
-            scout_version=args.scout_version,
-        )
+        args.history = None
+        if args.command == "calls" or getattr(args, "at", None) is not None or getattr(args, "timeline", False):
+            from inspector.core.calls.history import ChatHistory
+
+            history = args.history = ChatHistory(
+                args.chat,
+                input_format=args.input_format,
+                overrides=overrides,
+                strategies=args.strategies,
+                config_files=config_files(args),
+                scout_version=args.scout_version,
+            )
+            if args.command == "calls":
+                for warning in history.whole.thresholds.warnings:
+                    warn(warning)
+                for finding in [*history.whole.chat.findings, *history.findings]:
+                    _note_finding(args, finding)
+                return calls.run(args, history)
+            inspection = history.at(history.number(args.at)) if args.at is not None else history.whole
+        else:
+            inspection = open_inspection(
+                args.chat,
+                input_format=args.input_format,
+                overrides=overrides,
+                strategies=args.strategies,
+                config_files=config_files(args),
+                scout_version=args.scout_version,
+            )
         for warning in inspection.thresholds.warnings:
             warn(warning)
         command = INSPECTING[args.command]
         shown_in_output = args.command == "explain" and explain.shows_findings(args)
         for finding in () if shown_in_output else inspection.chat.findings:
-            note(
-                f"{args.chat}:{finding.line}: {finding.message}" if finding.line else f"{args.chat}: {finding.message}"
-            )
+            _note_finding(args, finding)
         return command.run(args, inspection)
     except (InputError, UsageError) as exc:
         return fail(str(exc))
@@ -180,6 +199,10 @@ def _run_headless(args: argparse.Namespace) -> int:
             # the chat itself asked for it: scout-ai would raise too
             return fail(f"{args.chat}: {exc}", EXIT_SCOUT)
         return fail(str(exc))
+
+
+def _note_finding(args: argparse.Namespace, finding) -> None:
+    note(f"{args.chat}:{finding.line}: {finding.message}" if finding.line else f"{args.chat}: {finding.message}")
 
 
 def _run_app(args: argparse.Namespace) -> int:

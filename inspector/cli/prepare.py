@@ -5,12 +5,14 @@ from __future__ import annotations
 from inspector.core.errors import UsageError
 from inspector.core.io.printers import PRINTERS, render
 
+from .calls import add_at
 from .output import EXIT_OK, emit, scout_error
 
 
 def add_parser(sub, common) -> None:
     prepare = sub.add_parser("prepare", help="print the messages the model sees")
     common(prepare)
+    add_at(prepare)
     prepare.add_argument(
         "--format",
         default="json",

@@ -8,19 +8,28 @@ from inspector.core.analysis.trace import trace
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS
 
+from .calls import add_at
 from .output import cell, emit, note, scout_error, to_json
 
 
 def add_parser(sub, common) -> None:
     why = sub.add_parser("why", help="why the model does or does not see a text, and what single change shows it")
     common(why)
+    add_at(why)
     why.add_argument("text", metavar="TEXT", help="the text to trace (plain, or a pattern with --regex)")
     why.add_argument("--regex", action="store_true", help="TEXT is a Python regular expression")
     why.add_argument("-i", "--ignore-case", action="store_true", help="match regardless of case")
     why.add_argument("--format", default="table", choices=("table", "json"))
+    why.add_argument(
+        "--timeline",
+        action="store_true",
+        help="for each occurrence, at which model calls it was sent full, truncated or not at all",
+    )
 
 
 def run(args, inspection) -> int:
+    if args.timeline:
+        return run_timeline(args)
     prompt = inspection.prompt()
     result = trace(inspection, args.text, regex=args.regex, ignore_case=args.ignore_case, prompt=prompt)
     reports = fixes_for_trace(inspection, result, Replanner(inspection))
@@ -72,3 +81,28 @@ def render(result, reports, thresholds) -> str:
 
 def _noted(report, key: str) -> bool:
     return any(n.startswith(key) for n in report.notes)
+
+
+def run_timeline(args) -> int:
+    from inspector.core.calls.timeline import text_timelines
+    from inspector.core.present.timeline import sentence, span_lines, timeline_dict
+
+    history = args.history
+    occurrences, lines = text_timelines(history, args.text, regex=args.regex, ignore_case=args.ignore_case)
+    if args.format == "json":
+        emit(args, to_json([timeline_dict(history, o, t) for o, t in zip(occurrences, lines)]))
+        if not occurrences:
+            note(f"{args.text!r} occurs in no message of the chat")
+        return 0
+    out = [
+        f"{one_line(repr(args.text), 200)}: {len(occurrences)} occurrence(s) in messages, over {len(history)} call(s)"
+    ]
+    for o, line in zip(occurrences, lines):
+        where = f", line {o.line}" if o.line else ""
+        out.append("")
+        out.append(f"#{o.row}  {cell(o.role)}  {cell(o.name)}  {cell(o.id)}{where}")
+        out.append(f"    {one_line(sentence(history, line), 1000)}")
+        out.extend(f"    {s}" for s in span_lines(line))
+        out.append(f"    text: {one_line(o.context, 200)}")
+    emit(args, "\n".join(out) + "\n")
+    return 0

@@ -97,10 +97,32 @@ def open_inspection(
     config_files: list[Path] | None = None,
     scout_version: str | None = None,
 ) -> Inspection:
-    version = versions.get(scout_version)  # an unknown name is a usage error
+    versions.get(scout_version)  # an unknown name is a usage error, before the chat is read
     chat = load_chat(path, input_format)
-    thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files, chat_path=str(path))
+    return inspect_chat(
+        chat,
+        overrides=overrides,
+        strategies=strategies,
+        env=env,
+        config_files=config_files,
+        scout_version=scout_version,
+    )
+
+
+def inspect_chat(
+    chat: Chat,
+    *,
+    overrides: dict[str, str] | None = None,
+    strategies: str | None = None,
+    env: dict[str, str] | None = None,
+    config_files: list[Path] | None = None,
+    facts: ToolFacts | None = None,
+    scout_version: str | None = None,
+) -> Inspection:
+    """A loaded chat under the settings in force: overrides, its own config lines, config files, environment."""
+    version = versions.get(scout_version)
+    thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files, chat_path=chat.path)
     if strategies is not None:
         parse_spec(strategies)  # unknown names fail here, before any work
     config_strategies = strategies_setting(env=env, config_files=config_files)
-    return Inspection(chat, thresholds, strategies, version=version, config_strategies=config_strategies)
+    return Inspection(chat, thresholds, strategies, facts=facts, version=version, config_strategies=config_strategies)

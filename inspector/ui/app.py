@@ -1,9 +1,11 @@
 """The inspector app: wires the core's results to the widgets. Logic lives in inspector.core.
 
-State: the inspection (chat + facts), the current thresholds and strategies, the
-prompt planned from them, a tier/role filter and a search. Slow work (load, re-plan,
-search, export) runs in thread workers and comes back as messages (messages.py).
-Search lives in searching.py; why, the sweep chart, A/B compare and the audit in analysis.py.
+State here: the inspection (chat + facts), the thresholds and strategies in force, the
+prompt planned from them, and the tier/role filter. State that belongs to one widget lives
+there: the search in the list (DualColumnView), the pinned A in the A/B panel, the sweep in
+the threshold editor, why and the audit in their screens. Widgets report up by messages;
+slow work runs in thread workers, and a worker that fails reaches one handler here
+(``_worker_failed``), which says what failed and puts the screen back in a consistent state.
 """
 
 from __future__ import annotations
@@ -18,26 +20,31 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.widgets import Footer
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from inspector.core.errors import InputError, UsageError
-from inspector.core.inspection import open_inspection
+from inspector.core.inspection import Inspection, open_inspection
+from inspector.core.io.atomic import write_atomic
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
-from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.prepare import Prompt
+from inspector.core.scout.settings import KEYS, Source, Thresholds
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies
+from inspector.core.scout.totals import Totals
 
-from .analysis import AnalysisMixin
+from .analysis import Replanners, edited_inspection
 from .commands import InspectorCommands
 from .keymap import APP_ACTIONS, VIEW_ACTIONS, bindings
-from .messages import ChatLoaded, Exported, LoadFailed, Replanned
+from .messages import ChatLoaded, Exported, LoadFailed, Replanned, WorkerFailed, report_failure
+from .results import ApplyFix, ExportChoice, FilterChoice, JumpTo, PresetChoice
+from .screens.audit import AuditScreen
 from .screens.export import ExportScreen
 from .screens.filter import FilterScreen
 from .screens.help import HelpScreen
 from .screens.notes import NotesScreen
 from .screens.presets import PresetsScreen
-from .searching import SearchMixin
+from .screens.why import WhyScreen
 from .widgets.compare_panel import ComparePanel
 from .widgets.detail import DetailPane
 from .widgets.dual_view import DualColumnView
@@ -49,7 +56,7 @@ NEEDS_CHAT = {a.action for a in APP_ACTIONS} - {"quit", "help", "reload", "notes
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
 
 
-class InspectorApp(SearchMixin, AnalysisMixin, App):
+class InspectorApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "prompt-inspector"
     BINDINGS = bindings(APP_ACTIONS)
@@ -77,23 +84,29 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.input_format = input_format
         self.initial_strategies = strategies
         self.strategies: str | None = strategies
-        self.inspection = None
+        self.inspection: Inspection | None = None
         self.rows: RowModel | None = None
-        self.prompt = None
-        self.totals: dict | None = None
+        self.prompt: Prompt | None = None
+        self.totals: Totals | None = None
         self.thresholds: Thresholds | None = None
         self.loaded_thresholds: Thresholds | None = None
+        # what the prompt on screen was planned with: a failed re-plan goes back to it
+        self.planned: tuple[Thresholds | None, str | None] = (None, strategies)
         self.version = 0
         self.filter_tier: str | None = None
         self.filter_role: str | None = None
-        self.search_query = ""
-        self.search_hits: list[int] = []
         self.load_error: str | None = None
         self.load_seconds: float | None = None
         self.last_export: Path | None = None
+        self.replanners = Replanners()
         self._plan_timer: Timer | None = None
         self._detail_timer: Timer | None = None
-        self._choices = [CHAT_CHOICE, *known_strategies()]
+        self.strategy_choices = [CHAT_CHOICE, *known_strategies()]
+        self.notices: list[str] = []  # every notification's text, oldest first (tests read it)
+
+    def notify(self, message: str, **kwargs) -> None:
+        self.notices.append(message)
+        super().notify(message, **kwargs)
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -105,7 +118,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
                 yield StatusLine(id="status")
                 yield ComparePanel(id="compare")
                 yield DetailPane(id="detail")
-            yield ThresholdEditor(list(self._choices), id="editor")
+            yield ThresholdEditor(list(self.strategy_choices), id="editor")
         yield PromptBar(id="prompt-bar")
         yield Footer(compact=True)
 
@@ -117,6 +130,10 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
     def editor(self) -> ThresholdEditor:
         return self.query_one("#editor", ThresholdEditor)
 
+    @property
+    def compare_panel(self) -> ComparePanel:
+        return self.query_one("#compare", ComparePanel)
+
     def on_mount(self) -> None:
         self.sub_title = self.label
         if self.size.width >= 140:
@@ -125,7 +142,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.load()
 
     # -- loading ----------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="load", description="load", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="load", description="loading the chat", exit_on_error=False)
     def load(self, keep: Thresholds | None = None) -> None:
         started = time.perf_counter()
         try:
@@ -146,9 +163,6 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         except (InputError, UsageError, UnknownStrategy) as exc:
             self.post_message(LoadFailed(str(exc)))
             return
-        except Exception as exc:  # any other surprise is still shown in the app, never as a traceback
-            self.post_message(LoadFailed(f"{self.path}: cannot inspect ({type(exc).__name__}: {exc})"))
-            return
         self.post_message(
             ChatLoaded(inspection, rows, prompt, totals, inspection.thresholds, time.perf_counter() - started)
         )
@@ -159,6 +173,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.inspection, self.rows, self.prompt, self.totals = event.inspection, event.rows, event.prompt, event.totals
         self.loaded_thresholds = event.loaded
         self.thresholds = self.thresholds or event.loaded
+        self.planned = (self.thresholds, self.strategies)
         self.load_error, self.load_seconds = None, event.elapsed
         self.version += 1
         order = filter_rows(self.rows, self.prompt, self.filter_tier, self.filter_role)
@@ -166,8 +181,8 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.editor.show(self.thresholds, self.strategies)
         self._show_summary()
         self.refresh_bindings()  # actions that needed a chat are now available
-        if self.search_query:
-            self.run_search(self.search_query)
+        if self.view.search_query:
+            self.view.search(self.view.search_query)
         self.analysis_refresh()
 
     @on(LoadFailed)
@@ -176,6 +191,35 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.query_one(Banner).show_lines([f"Cannot open: {event.text}"], error=True)
         self.query_one(SummaryBar).show_text(f"{self.label}: not loaded (r to retry, q to quit)")
         self.query_one(DetailPane).show(None, f"Cannot open the chat.\n\n{event.text}")
+
+    # -- one handler for every worker that fails ----------------------------------------
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        report_failure(self, event)  # the App's own workers (load, plan, export) report like the others
+
+    @on(WorkerFailed)
+    def _worker_failed(self, event: WorkerFailed) -> None:
+        event.stop()
+        group, error = event.worker.group, event.error_text
+        if group == "load":
+            self.post_message(LoadFailed(f"{self.path}: cannot inspect ({error})"))
+            return
+        text = f"{event.what} failed: {error}"
+        if group == "plan":
+            # the editor shows what was asked for, the list what was planned before: make them agree again
+            thresholds, strategies = self.planned
+            self.thresholds, self.strategies = thresholds or self.thresholds, strategies
+            self.version += 1  # a re-plan still queued is for the values just abandoned
+            self.editor.show(self.thresholds, self.strategies)
+            self._show_summary()
+            text += f"; back to the plan on screen (strategies {self.prompt.strategy_label})"
+        elif group == "search":
+            self.view.search("")
+        elif group == "sweep":
+            self.editor.chart.failed(error)
+        elif group == "compare":
+            self.compare_panel.failed(error)
+        self.notify(text, title="Failed", severity="error", markup=False, timeout=10)
 
     # -- re-planning ------------------------------------------------------------------
     def schedule_replan(self, delay: float | None = None) -> None:
@@ -189,16 +233,12 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
             version = self.version
             self._plan_timer = self.set_timer(delay, lambda: self.replan(self.thresholds, self.strategies, version))
 
-    @work(thread=True, exclusive=True, group="plan", description="plan", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="plan", description="planning the prompt", exit_on_error=False)
     def replan(self, thresholds: Thresholds, strategies: str | None, version: int) -> None:
         if self.inspection is None:
             return
         worker = get_current_worker()
-        try:
-            prompt = self.inspection.prompt(thresholds, strategies)
-        except (UnknownStrategy, UsageError, TypeError, ValueError) as exc:
-            self.call_from_thread(self.notify, f"cannot apply the strategies: {exc}", severity="error", markup=False)
-            return
+        prompt = self.inspection.prompt(thresholds, strategies)  # a raising plugin goes to _worker_failed
         totals = summary_totals(self.rows, prompt)
         order = filter_rows(self.rows, prompt, self.filter_tier, self.filter_role)
         if not worker.is_cancelled:
@@ -209,6 +249,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         if event.version != self.version:
             return  # a newer change is on its way
         self.prompt, self.totals = event.prompt, event.totals
+        self.planned = (event.thresholds, event.strategies)
         self.view.set_prompt(event.prompt, event.order)
         self._show_summary()
         self._schedule_detail(0)
@@ -222,13 +263,17 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
 
     def set_threshold(self, key: str, value: int, where: str = "in the app", delay: float | None = None) -> None:
         """One value changed by the user (typed, or a fix applied from Why): editor, sources, re-plan."""
-        self.thresholds = self.thresholds.with_value(key, value, "edited", where)
+        self.thresholds = self.thresholds.with_value(key, value, Source.EDITED, where)
         self.editor.show(self.thresholds, self.strategies)  # sources, and max_tool_outputs when it follows
         self.schedule_replan(delay)
 
     @on(ThresholdEditor.StrategiesPicked)
     def _strategies_picked(self, event: ThresholdEditor.StrategiesPicked) -> None:
         self.set_strategies(event.strategies)
+
+    @on(ThresholdEditor.ResetPressed)
+    def _reset_pressed(self) -> None:
+        self.action_reset_thresholds()
 
     def set_strategies(self, strategies: str | None) -> None:
         self.strategies = strategies
@@ -240,6 +285,76 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.thresholds, self.strategies = thresholds, strategies
         self.editor.show(thresholds, strategies)
         self.schedule_replan(delay)
+
+    # -- the analysis tools (why, sweep chart, A/B compare, audit) ---------------------
+    def analysis_inspection(self) -> Inspection:
+        return edited_inspection(self.inspection, self.thresholds, self.strategies)
+
+    def replanner(self):
+        return self.replanners.get(self.inspection, self.thresholds, self.strategies)
+
+    def analysis_refresh(self) -> None:
+        """The plan changed (load, edit, strategies): recompute what is on screen."""
+        self.request_sweep()
+        if self.rows is not None:
+            self.compare_panel.request(self.analysis_inspection(), self.thresholds, self.replanner())
+
+    def request_sweep(self) -> None:
+        if self.rows is not None:
+            self.editor.request_sweep(self.analysis_inspection(), self.thresholds, self.replanner())
+
+    @on(ThresholdEditor.KeyFocused)
+    def _key_focused(self) -> None:
+        self.request_sweep()
+
+    def action_why(self) -> None:
+        self.query_one(PromptBar).open("why")
+
+    def open_why(self, text: str) -> None:
+        if not text:
+            return
+
+        def done(result: ApplyFix | JumpTo | None) -> None:
+            if isinstance(result, JumpTo):
+                self.go_to_row(result.row)
+            elif isinstance(result, ApplyFix):
+                fix = result.fix
+                self.set_threshold(fix.key, fix.value, "why fix", delay=0)
+                self.go_to_row(result.row)
+                self.notify(
+                    f"{fix.key} = {fix.value:,} applied: message #{result.row} is now {fix.tier} "
+                    f"(prompt {fix.delta_chars:+,} characters; u resets)",
+                    markup=False,
+                )
+
+        self.push_screen(WhyScreen(text, self.analysis_inspection(), self.replanner()), done)
+
+    def action_pin_compare(self) -> None:
+        panel = self.compare_panel
+        if panel.pinned is not None:
+            panel.unpin()
+            self.notify("A/B compare: unpinned")
+            return
+        panel.pin(self.thresholds)
+        self.notify("A/B compare: the current thresholds are pinned as A; edit them (t) to see what B changes")
+        panel.request(self.analysis_inspection(), self.thresholds, self.replanner())
+
+    def action_focus_compare(self) -> None:
+        if self.compare_panel.pinned is None:
+            self.notify("pin the current thresholds as A first (b)", severity="warning")
+            return
+        self.compare_panel.options.focus()
+
+    @on(ComparePanel.Jump)
+    def _compare_jump(self, event: ComparePanel.Jump) -> None:
+        self.go_to_row(event.row)
+
+    def action_audit(self) -> None:
+        def picked(result: JumpTo | None) -> None:
+            if result is not None:
+                self.go_to_row(result.row)
+
+        self.push_screen(AuditScreen(self.analysis_inspection(), self.replanner()), picked)
 
     # -- what is shown ----------------------------------------------------------------
     def _show_summary(self) -> None:
@@ -268,12 +383,12 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         if self.filter_tier or self.filter_role:
             tier = "truncated or dropped" if self.filter_tier == CUT else self.filter_tier or "any"
             parts.append(f"filter: tier {tier}, role {self.filter_role or 'any'} (F clears)")
-        if self.search_query:
-            hits = self.search_hits
+        if view.search_query:
+            hits = view.search_hits
             current = view.current_row
             at = bisect_left(hits, current) + 1 if current in hits else 0
             where = f"{at} of {len(hits)}" if at else f"{len(hits)} hit(s)"
-            parts.append(f"search {self.search_query!r}: {where} (n/N)")
+            parts.append(f"search {view.search_query!r}: {where} (n/N)")
         self.query_one(StatusLine).show("  ·  ".join(parts) or "no rows")
 
     @on(DualColumnView.Highlighted)
@@ -339,13 +454,18 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
         self.query_one(DetailPane).toggle_class("-hidden")
 
     def action_goto(self) -> None:
-        self.query_one(PromptBar).open("goto")
+        self.query_one(PromptBar).open("goto", "")
 
     def action_search(self) -> None:
-        self.query_one(PromptBar).open("search", self.search_query)
+        self.query_one(PromptBar).open("search", self.view.search_query)
+
+    @on(PromptBar.Closed)
+    def _prompt_closed(self) -> None:
+        self.view.focus()
 
     @on(PromptBar.Done)
     def _prompt_done(self, event: PromptBar.Done) -> None:
+        self.view.focus()
         if event.mode == "why":
             self.open_why(event.value)
             return
@@ -356,13 +476,31 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
             elif text:
                 self.notify("a message number is digits only", severity="warning")
             return
-        self.run_search(event.value)
+        self.view.search(event.value)
+
+    @on(DualColumnView.Searched)
+    def _searched(self, event: DualColumnView.Searched) -> None:
+        if event.query and not event.hits:
+            self.notify(f"no match for {event.query!r}", severity="warning", markup=False)
+        elif event.hits and not event.landed:
+            self.notify("every match is hidden by the filter", severity="warning")
+        self._show_status()
+
+    def _jump_to_match(self, step: int) -> None:
+        if not self.view.jump_to_match(step):
+            self.notify("every match is hidden by the filter", severity="warning")
+
+    def action_next_match(self) -> None:
+        self._jump_to_match(1)
+
+    def action_prev_match(self) -> None:
+        self._jump_to_match(-1)
 
     # -- filters ----------------------------------------------------------------------
     def action_filter(self) -> None:
-        def picked(result) -> None:
+        def picked(result: FilterChoice | None) -> None:
             if result is not None:
-                self.set_filter(*result)
+                self.set_filter(result.tier, result.role)
 
         self.push_screen(FilterScreen(self.filter_tier, self.filter_role, self.rows.roles()), picked)
 
@@ -390,7 +528,7 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
 
     def action_cycle_strategies(self) -> None:
         current = self.strategies if self.strategies is not None else CHAT_CHOICE
-        choices = self._choices
+        choices = self.strategy_choices
         following = choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
         self.set_strategies(None if following == CHAT_CHOICE else following)
         self.notify(f"strategies: {following}", markup=False)
@@ -401,37 +539,34 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
             self.notify("thresholds reset to the loaded values")
 
     def action_presets(self) -> None:
-        def picked(result) -> None:
+        def picked(result: PresetChoice | None) -> None:
             if result is None:
                 return
-            _, name, preset = result
             thresholds = self.thresholds
             for key in KEYS:
-                thresholds = thresholds.with_value(key, preset["thresholds"][key], "preset", name)
-            self.apply_thresholds(thresholds, preset["strategies"] or self.strategies)
-            self.notify(f"preset {name!r} loaded", markup=False)
+                thresholds = thresholds.with_value(key, result.thresholds[key], Source.PRESET, result.name)
+            self.apply_thresholds(thresholds, result.strategies or self.strategies)
+            self.notify(f"preset {result.name!r} loaded", markup=False)
 
         self.push_screen(PresetsScreen(self.thresholds.as_ints(), self.strategies), picked)
 
     # -- export, copy, notes, reload, help --------------------------------------------
     def action_export(self) -> None:
-        def picked(result) -> None:
+        def picked(result: ExportChoice | None) -> None:
             if result is not None:
-                self.export(*result)
+                self.export(result)
 
         self.push_screen(ExportScreen(self.path), picked)
 
     @work(thread=True, group="export", description="export", exit_on_error=False)
-    def export(self, kind: str, fmt: str, target: Path) -> None:
-        from inspector.core.io.atomic import write_atomic
-
+    def export(self, choice: ExportChoice) -> None:
         try:
             prompt = self.inspection.prompt(self.thresholds, self.strategies)
-            if kind == "prepare":
-                data = prepared_bytes(prompt, fmt)
+            if choice.kind == "prepare":
+                data = prepared_bytes(prompt, choice.fmt)
             else:
-                data = explain_bytes(self.inspection, prompt, fmt)
-            path = write_atomic(target, data, [self.path])
+                data = explain_bytes(self.inspection, prompt, choice.fmt)
+            path = write_atomic(choice.target, data, [self.path])
         except (InputError, UsageError, OSError) as exc:
             self.call_from_thread(self.notify, f"not exported: {exc}", severity="error", markup=False, timeout=8)
             return
@@ -483,9 +618,9 @@ class InspectorApp(SearchMixin, AnalysisMixin, App):
                 return False  # a dialog is open: its keys only
             if self.rows is None:
                 return False
-            if action in ("next_match", "prev_match") and not self.search_hits:
+            if action in ("next_match", "prev_match") and not self.view.search_hits:
                 return None  # shown greyed out
-            if action == "focus_compare" and self.pinned is None:
+            if action == "focus_compare" and self.compare_panel.pinned is None:
                 return None
         return not (action == "reload" and len(self.screen_stack) > 1)
 

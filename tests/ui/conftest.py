@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -89,8 +91,20 @@ def row_line(app, row: int) -> str:
     return view.render_line(y).text
 
 
+SVG_TEXT = re.compile(r'<text [^>]*?x="([\d.]+)"[^>]*?clip-path="url\(#[^)]*-line-(\d+)\)"[^>]*>([^<]*)</text>')
+CHAR_WIDTH = 0.61 * 20  # rich's export_svg: font size 20, aspect 0.61
+
+
 def screen_text(app) -> str:
-    return "\n".join(strip.text.rstrip() for strip in app.screen._compositor.render_strips())
+    """The screen as the user sees it, read from Textual's public SVG screenshot (no private attributes)."""
+    width, height = app.size
+    grid = [[" "] * width for _ in range(height)]
+    for x, line, text in SVG_TEXT.findall(app.export_screenshot()):
+        column, row = round(float(x) / CHAR_WIDTH), int(line)
+        for offset, char in enumerate(html.unescape(text).replace("\xa0", " ")):
+            if row < height and column + offset < width:
+                grid[row][column + offset] = char
+    return "\n".join("".join(row).rstrip() for row in grid)
 
 
 def split(line: str) -> tuple[str, str]:

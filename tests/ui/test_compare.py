@@ -16,7 +16,7 @@ async def test_pin_edit_lists_changed_rows_and_totals(make_app):
         assert not panel.display
         await pilot.press("b")
         await settle(app, pilot)
-        assert panel.display and app.pinned == app.loaded_thresholds
+        assert panel.display and app.compare_panel.pinned == app.loaded_thresholds
         assert "B equals A" in panel.text and "no row differs" in panel.text
         await edit(app, pilot, "max_tool_chars", "213862")
         text = panel.text
@@ -53,7 +53,7 @@ async def test_compare_list_jumps_and_b_again_unpins(make_app):
         assert app.focused is app.view
         await pilot.press("b")
         await settle(app, pilot)
-        assert app.pinned is None and not app.compare_panel.display
+        assert app.compare_panel.pinned is None and not app.compare_panel.display
         await pilot.press("c")  # nothing pinned: greyed out, nothing happens
         await pilot.pause()
         assert app.focused is app.view

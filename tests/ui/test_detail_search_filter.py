@@ -59,7 +59,7 @@ async def test_copy_puts_the_original_content_on_the_clipboard(make_app):
         await pilot.press("j", "y")
         assert app.clipboard == app.inspection.chat.messages[1].fields["content"]
         size = len(app.clipboard)
-        assert any(f"copied {size} characters of message #1" in n.message for n in app._notifications)
+        assert any(f"copied {size} characters of message #1" in n for n in app.notices)
 
 
 async def test_search_finds_hits_and_n_N_move_between_them(make_app):
@@ -70,7 +70,7 @@ async def test_search_finds_hits_and_n_N_move_between_them(make_app):
         assert app.focused.id == "prompt-bar"
         await pilot.press(*"BACKOFF", "enter")
         await settle(app, pilot)
-        hits = app.search_hits
+        hits = app.view.search_hits
         assert hits[:4] == [3, 4, 8, 16] and len(hits) == 16  # case-insensitive, in original content
         assert app.view.current_row == hits[0]
         status = str(app.query_one("#status").render())
@@ -93,8 +93,8 @@ async def test_search_without_match_says_so(make_app):
         await settle(app, pilot)
         await pilot.press("slash", *"zzqqxx", "enter")
         await settle(app, pilot)
-        assert app.search_hits == [] and app.view.current_row == 0
-        assert any("no match for 'zzqqxx'" in n.message for n in app._notifications)
+        assert app.view.search_hits == [] and app.view.current_row == 0
+        assert any("no match for 'zzqqxx'" in n for n in app.notices)
 
 
 async def test_filter_by_tier_and_role(make_app):

@@ -54,9 +54,7 @@ async def test_export_prepared_json_equals_cli_prepare(make_app, tmp_path):
         written = tmp_path / "debug_session.prompt.json"
         assert written.read_bytes() == cli("prepare", str(DEMO), "--set", "max_tool_chars=50000")
         assert app.last_export == written.resolve()
-        assert any(
-            f"wrote {written.stat().st_size:,} bytes to {written.resolve()}" in n.message for n in app._notifications
-        )
+        assert any(f"wrote {written.stat().st_size:,} bytes to {written.resolve()}" in n for n in app.notices)
 
 
 async def test_export_every_format(make_app, tmp_path):
@@ -125,4 +123,4 @@ async def test_export_refuses_when_scout_ai_would_raise(make_app, write_chat, tm
         await pilot.press("enter")
         await settle(app, pilot)
         assert not (tmp_path / "chat.prompt.json").exists()
-        assert any("not exported" in n.message and "scout-ai would raise" in n.message for n in app._notifications)
+        assert any("not exported" in n and "scout-ai would raise" in n for n in app.notices)

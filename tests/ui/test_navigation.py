@@ -66,7 +66,7 @@ async def test_next_and_previous_cut(make_app):
         assert app.rows.tier(58, app.prompt) == "truncated"
         await pilot.press("right_square_bracket")
         assert app.view.current_row == 58  # nothing after it
-        assert any("no more truncated" in n.message for n in app._notifications)
+        assert any("no more truncated" in n for n in app.notices)
 
 
 async def test_go_to_message_number(make_app):
@@ -82,7 +82,7 @@ async def test_go_to_message_number(make_app):
         await pilot.press("g", "9", "9", "9", "enter")
         await pilot.pause()
         assert app.view.current_row == 70
-        assert any("no message #999" in n.message for n in app._notifications)
+        assert any("no message #999" in n for n in app.notices)
         await pilot.press("g", "escape")
         assert app.focused is app.view
 

@@ -43,7 +43,7 @@ async def test_preset_round_trip(make_app, tmp_path):
         assert not isinstance(app.screen, PresetsScreen)
         assert app.thresholds["max_tool_chars"] == 30_000 and app.thresholds["full_tool_outputs"] == 4
         assert app.thresholds.values["max_tool_chars"].describe_source() == "preset (tight)"
-        assert app.totals["tool_chars_after"] < 105_037
+        assert app.totals.tool_chars_after < 105_037
 
 
 async def test_corrupt_presets_file_is_reported_and_left_untouched(make_app):

@@ -32,9 +32,9 @@ async def test_smaller_budget_cuts_more(make_app):
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         await edit(app, pilot, "max_tool_chars", "20_000")
-        counts = app.totals["tiers"]
-        assert counts["truncated"] > 11 and app.totals["tool_chars_after"] < 105_037
-        assert f"tool chars 217,314 -> {app.totals['tool_chars_after']:,}" in summary(app)
+        counts = app.totals.tiers
+        assert counts["truncated"] > 11 and app.totals.tool_chars_after < 105_037
+        assert f"tool chars 217,314 -> {app.totals.tool_chars_after:,}" in summary(app)
 
 
 async def test_invalid_input_is_marked_and_ignored(make_app):

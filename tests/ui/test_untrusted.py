@@ -50,9 +50,9 @@ async def test_hostile_search_and_notifications(make_app, write_chat):
         await settle(app, pilot)
         await pilot.press("slash", *"[/", "enter")
         await settle(app, pilot)
-        assert app.search_hits == [0, 2, 3]
+        assert app.view.search_hits == [0, 2, 3]
         await pilot.press("slash")
         app.query_one("#prompt-bar").value = "[@click=app.quit]nomatch"
         await pilot.press("enter")
         await settle(app, pilot)
-        assert app.is_running and any("[@click=app.quit]nomatch" in n.message for n in app._notifications)
+        assert app.is_running and any("[@click=app.quit]nomatch" in n for n in app.notices)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.core.analysis.replan import Replanner, prompt_chars
+from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.trace import row_numbers, row_of_message
 from inspector.core.inspection import Inspection
 from inspector.core.present.explain_report import tool_identity
@@ -17,6 +17,7 @@ from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS, Thresholds
 from inspector.core.scout.tool_facts import chars_of
+from inspector.core.scout.totals import Totals
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +27,8 @@ class Change:
     role: object
     name: object
     id: object
-    tier_a: str
-    tier_b: str
+    tier_a: d.Tier
+    tier_b: d.Tier
     chars_a: int  # visible characters under A (0 when not sent, as when scout-ai raises)
     chars_b: int
 
@@ -54,9 +55,9 @@ class Change:
 class Comparison:
     a: Thresholds
     b: Thresholds
+    totals_a: Totals
+    totals_b: Totals
     changes: list[Change] = field(default_factory=list)
-    totals_a: dict = field(default_factory=dict)
-    totals_b: dict = field(default_factory=dict)
 
     def changed_keys(self) -> list[str]:
         return [k for k in KEYS if self.a[k] != self.b[k]]
@@ -65,22 +66,10 @@ class Comparison:
         return {
             "a": self.a.as_ints(),
             "b": self.b.as_ints(),
-            "totals_a": self.totals_a,
-            "totals_b": self.totals_b,
+            "totals_a": self.totals_a.as_dict(),
+            "totals_b": self.totals_b.as_dict(),
             "changes": [c.as_dict() for c in self.changes],
         }
-
-
-def _totals(prompt: Prompt) -> dict:
-    counts = prompt.tier_counts()
-    chars = prompt_chars(prompt)
-    return {
-        "messages": 0 if prompt.error else counts[d.FULL] + counts[d.TRUNCATED],
-        "truncated": counts[d.TRUNCATED],
-        "dropped": counts[d.DROPPED],
-        "chars": chars,
-        "error": prompt.error.describe() if prompt.error else None,
-    }
 
 
 def _sent(prompt: Prompt, index: int):
@@ -90,7 +79,7 @@ def _sent(prompt: Prompt, index: int):
 def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Replanner | None = None) -> Comparison:
     rp = replanner or Replanner(inspection)
     pa, pb = rp.prompt(a.as_tuple()), rp.prompt(b.as_tuple())
-    result = Comparison(a, b, totals_a=_totals(pa), totals_b=_totals(pb))
+    result = Comparison(a, b, totals_a=pa.totals(), totals_b=pb.totals())
     facts = inspection.facts
     if rp.fast and pa.error is None and pb.error is None:
         sa, sb = pa.plan.state, pb.plan.state

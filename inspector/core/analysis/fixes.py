@@ -48,7 +48,7 @@ class Fix:
     direction: str  # "raise" or "lower"
     prompt_chars: int  # characters sent with the fix applied
     delta_chars: int  # against the current prompt
-    tier: str  # the message's tier with the fix applied
+    tier: d.Tier  # the message's tier with the fix applied
     holds_to: int | None  # the fix works for every value from `value` to this one; None: and every value beyond
 
     def as_dict(self) -> dict:

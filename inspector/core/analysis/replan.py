@@ -10,7 +10,7 @@ from __future__ import annotations
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.scout.prepare import Prompt, prepare_prompt
-from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.settings import KEYS, Source, Thresholds
 from inspector.core.scout.strategies import parse_spec
 
 CACHE_CELLS = 4_000_000  # plans kept x tool messages: each plan holds a byte and a counter per tool message
@@ -78,7 +78,7 @@ def prompt_chars(prompt: Prompt) -> int:
     plan = prompt.plan
     if plan is not None:
         return plan.facts.nontool_chars() + plan.tool_chars_after
-    return prompt.totals()["chars_after"]
+    return prompt.totals().chars_after
 
 
 def output_count(inspection: Inspection) -> int:
@@ -102,5 +102,5 @@ def apply(base: Thresholds, assignments: dict[str, int]) -> Thresholds:
     """``base`` with several values changed; max_tool_calls first, so an explicit max_tool_outputs wins."""
     out = base
     for key in sorted(assignments, key=lambda k: k != "max_tool_calls"):
-        out = out.with_value(key, assignments[key], "override", "--a/--b")
+        out = out.with_value(key, assignments[key], Source.OVERRIDE, "--a/--b")
     return out

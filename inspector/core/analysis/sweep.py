@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from inspector.core.analysis.replan import Replanner, output_count, parse_value, prompt_chars
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.present.rows import estimate_tokens
 from inspector.core.scout import decision as d
 from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.totals import estimate_tokens
 
 MAX_VALUES = 100_000  # a typo in STEP should not plan for an hour
 

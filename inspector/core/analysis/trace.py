@@ -38,8 +38,8 @@ class Occurrence:
     spot: Spot
     raw_start: int | None  # offsets of the hit in the raw stored content, when known
     raw_end: int | None
-    tier: str
-    reason: str
+    tier: d.Tier
+    reason: str  # a Reason, or the pre-processing step for a consumed message
     visible: bool
     why: str  # the rule, in words, with the numbers compared
     context: str  # the hit with a little text either side

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from inspector.core.inspection import Inspection
+from inspector.core.model import Consumed
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.tool_facts import chars_of
+from inspector.core.scout.totals import Totals
 
 COLUMNS = ("index", "role", "name", "id", "tier", "reason", "original_chars", "visible_chars")
 
@@ -24,12 +28,50 @@ def tool_identity(parsed) -> tuple[object, object]:
     return name, ident
 
 
-def explain_rows(inspection: Inspection, prompt: Prompt) -> list[dict]:
+@dataclass(frozen=True, slots=True)
+class ExplainRow:
+    """One row of `explain`: an original message (or a consumed one, where it stood in the file)."""
+
+    index: int  # the `#` column
+    role: object
+    name: object
+    id: object
+    tier: d.Tier
+    reason: str  # a Reason, or the pre-processing step for a consumed message
+    original_chars: int
+    visible_chars: int
+    outputs_counted: int | None
+    tool_chars_before: int | None
+    line: int | None
+    message: int | None  # index among the messages the strategies see; None for consumed ones
+    detail: str | None = None  # the consumed step's reason, or the exception scout-ai raises here
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "index": self.index,
+            "role": self.role,
+            "name": self.name,
+            "id": self.id,
+            "tier": self.tier,
+            "reason": self.reason,
+            "original_chars": self.original_chars,
+            "visible_chars": self.visible_chars,
+            "outputs_counted": self.outputs_counted,
+            "tool_chars_before": self.tool_chars_before,
+            "line": self.line,
+            "message": self.message,
+        }
+        if self.detail is not None:
+            out["detail"] = self.detail
+        return out
+
+
+def explain_rows(inspection: Inspection, prompt: Prompt) -> list[ExplainRow]:
     """Rows in original order: consumed messages stand where they were in the file."""
     chat = inspection.chat
     facts = inspection.facts
     consumed = sorted(chat.consumed, key=lambda c: c.before)
-    rows: list[dict] = []
+    rows: list[ExplainRow] = []
     pending = 0
     for index, message in enumerate(chat.messages):
         while pending < len(consumed) and consumed[pending].before <= index:
@@ -40,21 +82,21 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[dict]:
         parsed = facts.parsed[position] if position is not None else None
         name, ident = tool_identity(parsed)
         rows.append(
-            {
-                "index": len(rows),
-                "role": message.fields.get("role"),
-                "name": name,
-                "id": ident,
-                "tier": dec.tier,
-                "reason": dec.reason,
-                "original_chars": dec.original_chars,
-                "visible_chars": dec.visible_chars,
-                "outputs_counted": dec.outputs_counted,
-                "tool_chars_before": dec.tool_chars_before,
-                "line": message.line,
-                "message": index,
-                **({"detail": dec.detail} if dec.detail else {}),
-            }
+            ExplainRow(
+                len(rows),
+                message.fields.get("role"),
+                name,
+                ident,
+                dec.tier,
+                dec.reason,
+                dec.original_chars,
+                dec.visible_chars,
+                dec.outputs_counted,
+                dec.tool_chars_before,
+                message.line,
+                index,
+                dec.detail or None,
+            )
         )
     while pending < len(consumed):
         rows.append(_consumed_row(len(rows), consumed[pending]))
@@ -62,40 +104,30 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[dict]:
     return rows
 
 
-def _consumed_row(number: int, item) -> dict:
+def _consumed_row(number: int, item: Consumed) -> ExplainRow:
     message = item.message
     size = chars_of(message.fields.get("content"))
-    return {
-        "index": number,
-        "role": message.fields.get("role"),
-        "name": None,
-        "id": None,
-        "tier": d.CONSUMED,
-        "reason": item.step,
-        "original_chars": size,
-        "visible_chars": 0,
-        "outputs_counted": None,
-        "tool_chars_before": None,
-        "line": message.line,
-        "message": None,
-        "detail": item.reason,
-    }
+    return ExplainRow(
+        number,
+        message.fields.get("role"),
+        None,
+        None,
+        d.CONSUMED,
+        item.step,
+        size,
+        0,
+        None,
+        None,
+        message.line,
+        None,
+        item.reason,
+    )
 
 
-def summary(rows: list[dict], prompt: Prompt) -> dict:
-    totals = prompt.totals()
-    counts = {tier: 0 for tier in d.TIERS}
-    for row in rows:
-        counts[row["tier"]] += 1
-    return {
-        "messages": len(rows),
-        "tiers": {t: n for t, n in counts.items() if n or t in (d.FULL, d.TRUNCATED, d.DROPPED)},
-        "chars_before": totals["chars_before"] + sum(r["original_chars"] for r in rows if r["tier"] == d.CONSUMED),
-        "chars_after": totals["chars_after"],
-        "tool_chars_before": totals["tool_chars_before"],
-        "tool_chars_after": totals["tool_chars_after"],
-        "visible_messages": totals["visible_messages"],
-    }
+def summary(rows: list[ExplainRow], prompt: Prompt) -> Totals:
+    """The plan's totals counted per row: consumed messages are rows too."""
+    consumed = [r.original_chars for r in rows if r.tier == d.CONSUMED]
+    return prompt.totals().with_consumed(len(consumed), sum(consumed))
 
 
 def _cell(value) -> str:
@@ -110,12 +142,12 @@ def _cell(value) -> str:
     return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
-def summary_line(info: dict) -> str:
-    tiers = ", ".join(f"{n} {t}" for t, n in info["tiers"].items())
+def summary_line(info: Totals) -> str:
+    tiers = ", ".join(f"{n} {t}" for t, n in info.shown_tiers().items())
     return (
-        f"{info['messages']} messages ({tiers}); {info['visible_messages']} sent; "
-        f"characters {info['chars_before']:,} -> {info['chars_after']:,}; "
-        f"tool characters {info['tool_chars_before']:,} -> {info['tool_chars_after']:,}"
+        f"{info.messages} messages ({tiers}); {info.visible_messages} sent; "
+        f"characters {info.chars_before:,} -> {info.chars_after:,}; "
+        f"tool characters {info.tool_chars_before:,} -> {info.tool_chars_after:,}"
     )
 
 
@@ -123,24 +155,24 @@ def finding_lines(findings) -> list[str]:
     return [f"line {f.line}: {f.message}" if f.line else f.message for f in findings]
 
 
-def render_table(rows: list[dict], info: dict, max_id: int = 24, findings=()) -> str:
+def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, findings=()) -> str:
     header = ("#", "line", "role", "tool", "id", "tier", "reason", "chars", "visible")
     body = []
     for r in rows:
-        ident = _cell(r["id"])
+        ident = _cell(r.id)
         if len(ident) > max_id:
             ident = ident[: max_id - 1] + "…"
         body.append(
             (
-                str(r["index"]),
-                _cell(r.get("line")),
-                _cell(r["role"])[:24],
-                _cell(r["name"])[:24],
+                str(r.index),
+                _cell(r.line),
+                _cell(r.role)[:24],
+                _cell(r.name)[:24],
                 ident,
-                r["tier"],
-                r["reason"],
-                f"{r['original_chars']:,}",
-                f"{r['visible_chars']:,}",
+                r.tier,
+                r.reason,
+                f"{r.original_chars:,}",
+                f"{r.visible_chars:,}",
             )
         )
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
@@ -159,7 +191,7 @@ def render_table(rows: list[dict], info: dict, max_id: int = 24, findings=()) ->
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(rows: list[dict], info: dict, findings=()) -> str:
+def render_markdown(rows: list[ExplainRow], info: Totals, findings=()) -> str:
     def md(value) -> str:
         return _cell(value).replace("|", "\\|")
 
@@ -169,8 +201,8 @@ def render_markdown(rows: list[dict], info: dict, findings=()) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {r['index']} | {md(r.get('line'))} | {md(r['role'])} | {md(r['name'])} | {md(r['id'])} | {r['tier']} | "
-            f"{r['reason']} | {r['original_chars']} | {r['visible_chars']} |"
+            f"| {r.index} | {md(r.line)} | {md(r.role)} | {md(r.name)} | {md(r.id)} | {r.tier} | "
+            f"{r.reason} | {r.original_chars} | {r.visible_chars} |"
         )
     if findings:
         lines.append("")

@@ -27,7 +27,12 @@ def explain_bytes(inspection: Inspection, prompt: Prompt, fmt: str) -> bytes:
     if fmt == "json":
         import orjson
 
-        text = orjson.dumps(rows, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
+        text = (
+            orjson.dumps(
+                [r.as_dict() for r in rows], option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str
+            ).decode()
+            + "\n"
+        )
     elif fmt == "markdown":
         text = report.render_markdown(rows, report.summary(rows, prompt))
     elif fmt == "table":

@@ -16,6 +16,7 @@ from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, chars_of
+from inspector.core.scout.totals import Totals
 
 ROLE_LABELS = {"function_call": "call", "function_call_output": "output"}
 PREVIEW_LIMIT = 400  # characters looked at per preview: a row never costs more than this
@@ -84,7 +85,7 @@ class RowModel:
         ref = self.refs[row]
         return self.chat.messages[ref] if ref >= 0 else self.chat.consumed[-ref - 1].message
 
-    def tier(self, row: int, prompt: Prompt) -> str:
+    def tier(self, row: int, prompt: Prompt) -> d.Tier:
         ref = self.refs[row]
         return prompt.tier_of(ref) if ref >= 0 else d.CONSUMED
 
@@ -133,7 +134,7 @@ class RowModel:
         self._left[row] = value
         return value
 
-    def right(self, row: int, prompt: Prompt) -> tuple[str, str]:
+    def right(self, row: int, prompt: Prompt) -> tuple[d.Tier, str]:
         """(tier, preview of what the model sees) for a row under ``prompt``."""
         ref = self.refs[row]
         if ref < 0:
@@ -178,28 +179,9 @@ class RowModel:
         return list(seen)
 
 
-def summary_totals(rows: RowModel, prompt: Prompt) -> dict:
-    """The figures the header shows; tokens are an estimate (characters / 4)."""
-    totals = prompt.totals()
-    counts = dict(prompt.tier_counts())
-    counts[d.CONSUMED] = len(rows.chat.consumed)
-    chars_before = totals["chars_before"] + rows.consumed_chars()
-    return {
-        "rows": len(rows),
-        "visible": totals["visible_messages"],
-        "tiers": counts,
-        "tool_chars_before": totals["tool_chars_before"],
-        "tool_chars_after": totals["tool_chars_after"],
-        "chars_before": chars_before,
-        "chars_after": totals["chars_after"],
-        "tokens_before": estimate_tokens(chars_before),
-        "tokens_after": estimate_tokens(totals["chars_after"]),
-    }
-
-
-def estimate_tokens(chars: int) -> int:
-    """A rough estimate (about 4 characters per token); never shown without saying so."""
-    return (chars + 3) // 4
+def summary_totals(rows: RowModel, prompt: Prompt) -> Totals:
+    """The figures the header shows, counted per row (consumed messages included)."""
+    return prompt.totals().with_consumed(len(rows.chat.consumed), rows.consumed_chars())
 
 
 CUT = "cut"  # a filter meaning "truncated or dropped"

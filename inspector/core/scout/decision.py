@@ -2,39 +2,63 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import NamedTuple
 
-FULL = "full"
-TRUNCATED = "truncated"
-DROPPED = "dropped"
-CONSUMED = "consumed"  # removed or rewritten before the strategies ran
-ERROR = "error"  # scout-ai raises on this message
-UNDECIDED = "undecided"  # older than the message scout-ai raised on: never reached
 
-TIERS = (FULL, TRUNCATED, DROPPED, CONSUMED, ERROR, UNDECIDED)
+class Tier(StrEnum):
+    """What happened to a message (a StrEnum: equal to its string, printed as it)."""
 
-# Rules that fire, as reported in `explain` (`reason`).
-RECENT = "recent_band"
-BUDGET = "under_budget"
-BEYOND_MAX = "beyond_max"
-MIDDLE = "middle_band"
-NOTHING = "nothing_to_shorten"
-NOT_TOOL = "not_tool"
-NO_CONTENT = "no_content"
-SCOUT_ERROR = "scout_error"
-NOT_REACHED = "not_reached"
-NO_STRATEGY = "no_strategy"
-CUSTOM = "custom_strategy"
-# shorten_tools_epoch
-EPOCH_UNDER = "epoch_under_threshold"
-EPOCH_FULL = "epoch_full"
-EPOCH_PROTECTED = "epoch_protected"
-EPOCH_COMPACTED = "epoch_compacted"
-EPOCH_NOTHING = "epoch_nothing_to_shorten"
-EPOCH_DROPPED = "epoch_dropped"
-EPOCH_UNPARSED = "epoch_unparsed"
+    FULL = "full"
+    TRUNCATED = "truncated"
+    DROPPED = "dropped"
+    CONSUMED = "consumed"  # removed or rewritten before the strategies ran
+    ERROR = "error"  # scout-ai raises on this message
+    UNDECIDED = "undecided"  # older than the message scout-ai raised on: never reached
 
-REASON_TEXT = {
+
+class Reason(StrEnum):
+    """The rule that decided a message's tier, as reported in `explain` (`reason`)."""
+
+    RECENT = "recent_band"
+    BUDGET = "under_budget"
+    BEYOND_MAX = "beyond_max"
+    MIDDLE = "middle_band"
+    NOTHING = "nothing_to_shorten"
+    NOT_TOOL = "not_tool"
+    NO_CONTENT = "no_content"
+    SCOUT_ERROR = "scout_error"
+    NOT_REACHED = "not_reached"
+    NO_STRATEGY = "no_strategy"
+    CUSTOM = "custom_strategy"
+    # shorten_tools_epoch
+    EPOCH_UNDER = "epoch_under_threshold"
+    EPOCH_FULL = "epoch_full"
+    EPOCH_PROTECTED = "epoch_protected"
+    EPOCH_COMPACTED = "epoch_compacted"
+    EPOCH_NOTHING = "epoch_nothing_to_shorten"
+    EPOCH_DROPPED = "epoch_dropped"
+    EPOCH_UNPARSED = "epoch_unparsed"
+
+
+# Short module-level names: the plans refer to these in their hot loops.
+FULL, TRUNCATED, DROPPED, CONSUMED = Tier.FULL, Tier.TRUNCATED, Tier.DROPPED, Tier.CONSUMED
+ERROR, UNDECIDED = Tier.ERROR, Tier.UNDECIDED
+TIERS = tuple(Tier)
+
+RECENT, BUDGET, BEYOND_MAX, MIDDLE = Reason.RECENT, Reason.BUDGET, Reason.BEYOND_MAX, Reason.MIDDLE
+NOTHING, NOT_TOOL, NO_CONTENT = Reason.NOTHING, Reason.NOT_TOOL, Reason.NO_CONTENT
+SCOUT_ERROR, NOT_REACHED, NO_STRATEGY, CUSTOM = (
+    Reason.SCOUT_ERROR,
+    Reason.NOT_REACHED,
+    Reason.NO_STRATEGY,
+    Reason.CUSTOM,
+)
+EPOCH_UNDER, EPOCH_FULL, EPOCH_PROTECTED = Reason.EPOCH_UNDER, Reason.EPOCH_FULL, Reason.EPOCH_PROTECTED
+EPOCH_COMPACTED, EPOCH_NOTHING, EPOCH_DROPPED = Reason.EPOCH_COMPACTED, Reason.EPOCH_NOTHING, Reason.EPOCH_DROPPED
+EPOCH_UNPARSED = Reason.EPOCH_UNPARSED
+
+REASON_TEXT: dict[str, str] = {
     RECENT: "recent-N band",
     BUDGET: "under the character budget",
     BEYOND_MAX: "beyond the max count",
@@ -60,8 +84,8 @@ class Decision(NamedTuple):
     """A tuple, not a frozen dataclass: a plan builds 20,000 of them in a few milliseconds."""
 
     index: int
-    tier: str
-    reason: str
+    tier: Tier
+    reason: str  # a Reason, or a consumed message's step
     outputs_counted: int | None  # function_call_output messages counted, newest first, at this point
     tool_chars_before: int | None  # tool characters kept before this message was decided
     original_chars: int

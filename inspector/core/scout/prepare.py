@@ -16,6 +16,7 @@ from inspector.core.scout.strategies.shorten_tools_epoch import NAME as EPOCH
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
 from inspector.core.scout.strategies.shorten_tools_epoch import run as run_epoch
 from inspector.core.scout.tool_facts import ToolFacts, chars_of
+from inspector.core.scout.totals import Totals, tier_counts
 
 
 class Prompt:
@@ -84,7 +85,7 @@ class Prompt:
             return self.stage.decisions()
         return list(self._decisions)
 
-    def tier_of(self, index: int) -> str:
+    def tier_of(self, index: int) -> d.Tier:
         if self.plan is not None:
             return self.plan.tier_of(index)
         if self.stage is not None:
@@ -102,7 +103,7 @@ class Prompt:
         position = self._origins.index(index) if self._origins else None
         return self._prepared[position].fields.get("content") if position is not None else None
 
-    def tier_counts(self) -> dict[str, int]:
+    def tier_counts(self) -> dict[d.Tier, int]:
         if self.plan is not None:
             return dict(self.plan.tier_counts())
         if self.stage is not None:
@@ -112,7 +113,7 @@ class Prompt:
             counts[dec.tier] = counts.get(dec.tier, 0) + 1
         return counts
 
-    def totals(self) -> dict[str, int]:
+    def totals(self) -> Totals:
         """Messages and characters before and after (all roles; tool characters separately)."""
         counts = self.tier_counts()
         if self.plan is not None:
@@ -134,15 +135,16 @@ class Prompt:
             visible = len(prepared)
         if self.error is not None:
             visible, chars_after, tool_after = 0, 0, 0
-        return {
-            "messages": len(self.original),
-            "visible_messages": visible,
-            "chars_before": chars_before,
-            "chars_after": chars_after,
-            "tool_chars_before": tool_before,
-            "tool_chars_after": tool_after,
-            **{f"{tier}": n for tier, n in counts.items()},
-        }
+        return Totals(
+            messages=len(self.original),
+            visible_messages=visible,
+            tiers=tier_counts(counts),
+            chars_before=chars_before,
+            chars_after=chars_after,
+            tool_chars_before=tool_before,
+            tool_chars_after=tool_after,
+            error=self.error.describe() if self.error is not None else None,
+        )
 
 
 def _is_tool(message: Message) -> bool:

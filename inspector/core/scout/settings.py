@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 from inspector.core.errors import UsageError
@@ -82,11 +83,24 @@ def ruby_to_f(text: str) -> float:
         return 0.0
 
 
+class Source(StrEnum):
+    """Where a threshold's value came from (a StrEnum: equal to, and printed as, its string)."""
+
+    OVERRIDE = "override"  # --set, --a/--b
+    CHAT = "chat"  # the chat's own `config:` lines
+    CONFIG = "config"  # a Scout config file
+    ENVIRONMENT = "environment"
+    DEFAULT = "default"
+    FOLLOWS = "follows max_tool_calls"  # max_tool_outputs when not set itself
+    EDITED = "edited"  # changed in the app
+    PRESET = "preset"  # loaded from a saved preset in the app
+
+
 @dataclass(frozen=True, slots=True)
 class Value:
     key: str
     value: int
-    source: str  # "override", "chat", "config", "environment", "default", "follows max_tool_calls"
+    source: Source
     where: str = ""  # the file and line, or the variable name
     raw: str | None = None  # the text scout-ai read, before to_i
 
@@ -138,16 +152,16 @@ class Thresholds:
 
     def follows(self) -> bool:
         """True when max_tool_outputs is not set itself and follows max_tool_calls."""
-        return self.values["max_tool_outputs"].source == "follows max_tool_calls"
+        return self.values["max_tool_outputs"].source == Source.FOLLOWS
 
-    def with_value(self, key: str, value: int, source: str = "override", where: str = "") -> Thresholds:
+    def with_value(self, key: str, value: int, source: Source = Source.OVERRIDE, where: str = "") -> Thresholds:
         """A copy with one value changed; max_tool_outputs keeps following max_tool_calls."""
         if key not in SETTING_KEYS:
             raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
         values = dict(self.values)
         values[key] = Value(key, value, source, where)
         if key == "max_tool_calls" and self.follows():
-            values["max_tool_outputs"] = Value("max_tool_outputs", value, "follows max_tool_calls")
+            values["max_tool_outputs"] = Value("max_tool_outputs", value, Source.FOLLOWS)
         return replace(self, values=values)
 
 
@@ -275,27 +289,31 @@ def resolve(
         if found is None and key == "max_tool_outputs":
             # default: max_tool_calls, i.e. whatever scout-ai read for it (nil falls back to 40)
             base = values["max_tool_calls"]
-            values[key] = Value(key, base.value, "follows max_tool_calls", "", raws["max_tool_calls"])
+            values[key] = Value(key, base.value, Source.FOLLOWS, "", raws["max_tool_calls"])
             raws[key] = raws["max_tool_calls"]
             continue
         if found is None:
-            values[key] = Value(key, DEFAULTS[key], "default")
+            values[key] = Value(key, DEFAULTS[key], Source.DEFAULT)
             raws[key] = None
             continue
         source, where, text = found
-        if text in ("false", "nil") and source in ("config", "chat"):
+        if text in ("false", "nil") and source in (Source.CONFIG, Source.CHAT):
             # Scout::Config turns these into false/nil, and `value || DEFAULT` takes the default
             warnings.append(f"{key} {text!r} from {where} is read by scout-ai as nil, so the default applies")
             values[key] = Value(
-                key, DEFAULTS[key] if key != "max_tool_outputs" else values["max_tool_calls"].value, "default", "", text
+                key,
+                DEFAULTS[key] if key != "max_tool_outputs" else values["max_tool_calls"].value,
+                Source.DEFAULT,
+                "",
+                text,
             )
             raws[key] = None
             continue
         label = {
-            "override": "the command line",
-            "chat": f"the chat ({where})",
-            "config": where,
-            "environment": "the environment",
+            Source.OVERRIDE: "the command line",
+            Source.CHAT: f"the chat ({where})",
+            Source.CONFIG: where,
+            Source.ENVIRONMENT: "the environment",
         }[source]
         values[key] = Value(key, _read(text, key, label, warnings), source, where, text)
         raws[key] = text
@@ -304,17 +322,17 @@ def resolve(
 
 def _find(key, overrides, chat_config, entries, env, chat_path):
     if key in overrides:
-        return "override", "--set", overrides[key]
+        return Source.OVERRIDE, "--set", overrides[key]
     if key in chat_config:
         text, line = chat_config[key]
         where = f"{chat_path}:{line}" if chat_path and line else (f"line {line}" if line else "config")
-        return "chat", where, text
+        return Source.CHAT, where, text
     entry = _config_lookup(entries, key)
     if entry is not None:
-        return "config", entry.where, entry.value
+        return Source.CONFIG, entry.where, entry.value
     name = ENV_NAMES[key]
     if name in env:
-        return "environment", name, env[name]
+        return Source.ENVIRONMENT, name, env[name]
     return None
 
 
@@ -336,13 +354,17 @@ def resolve_settings(
             warnings.append(
                 f"{key} {entry.value!r} from {entry.where} is read by scout-ai as nil, so the default applies"
             )
-            values[key] = Value(key, default, "default", "", entry.value)
+            values[key] = Value(key, default, Source.DEFAULT, "", entry.value)
         elif entry is not None:
-            values[key] = Value(key, _read(entry.value, key, entry.where, warnings), "config", entry.where, entry.value)
+            values[key] = Value(
+                key, _read(entry.value, key, entry.where, warnings), Source.CONFIG, entry.where, entry.value
+            )
         elif name in env:
-            values[key] = Value(key, _read(env[name], key, "the environment", warnings), "environment", name, env[name])
+            values[key] = Value(
+                key, _read(env[name], key, "the environment", warnings), Source.ENVIRONMENT, name, env[name]
+            )
         else:
-            values[key] = Value(key, default, "default")
+            values[key] = Value(key, default, Source.DEFAULT)
     return values, tuple(warnings)
 
 

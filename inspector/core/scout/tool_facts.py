@@ -55,6 +55,51 @@ class ToolFacts:
         self._tool_chars: int | None = None
         self._columns = None
         self.windows: dict = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
+        self._risky: list[int] | None = None
+
+    def prefix_facts(self, messages: list[Message]) -> ToolFacts:
+        """The facts of ``messages``, which must equal this list's first ``len(messages)`` messages.
+
+        Order is newest first, so the older list's tool messages are a tail of this one's: the parsed
+        JSON and lengths are shared, the counters are re-based (a chat as it stood at an earlier call).
+        """
+        count = len(messages)
+        start = self.newer_than(count)
+        new = ToolFacts.__new__(ToolFacts)
+        new.messages = messages
+        new.count = count
+        new.order = self.order[start:]
+        new.kinds = self.kinds[start:]
+        new.raw = self.raw[start:]
+        new.parsed = self.parsed[start:]
+        new.failures = {p - start: e for p, e in self.failures.items() if p >= start}
+        base = self.outs[start - 1] if start else 0
+        new.outs = [n - base for n in self.outs[start:]]
+        new.prefix = [0, *accumulate(new.raw)]
+        new.first_failure = min(new.failures) if new.failures else len(new.order)
+        new.short = self.short[start:]
+        new.short_text = {p - start: t for p, t in self.short_text.items() if p >= start}
+        new.band_errors = {p - start: e for p, e in self.band_errors.items() if p >= start}
+        new.position = {index: p for p, index in enumerate(new.order)}
+        new._nontool_chars = None
+        new._tool_chars = None
+        new._columns = None
+        new._risky = None
+        new.shortener = self.shortener
+        new.windows = {}
+        return new
+
+    def newer_than(self, count: int) -> int:
+        """How many tool positions hold a message at index ``count`` or later (order is newest first)."""
+        order = self.order
+        lo, hi = 0, len(order)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if order[mid] >= count:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
 
     # -- the middle band --------------------------------------------------------------
     def shortened(self, position: int) -> int:
@@ -136,6 +181,34 @@ class ToolFacts:
             return rubyjson.dumps(new)
         except rubyjson.RubyJSONError as exc:
             raise _BandError(exc.exception, str(exc)) from None
+
+    def band_raises(self, position: int) -> bool | None:
+        """Whether shortening ``position`` raises, when that is plain without shortening (None: shorten to know).
+
+        Only a wrong type or a non-finite float written back raises; a timeline over every call asks this
+        of thousands of messages whose shortened text it never needs.
+        """
+        if self.short[position] is not None:
+            return position in self.band_errors
+        data = self.parsed[position]
+        if self.kinds[position] == CALL:
+            if type(data.get("arguments")) is not dict:
+                return True
+        else:
+            content = data.get("content")
+            if type(content) in (list, dict):
+                return len(content) > 200
+            if type(content) is not str:
+                return True
+        return False if _finite(data) else None
+
+    def risky(self) -> list[int]:
+        """Positions whose shortening may raise (ascending), for walks that skip the rest."""
+        if self._risky is None:
+            self._risky = [
+                p for p in range(len(self.order)) if self.kinds[p] != FAIL and self.band_raises(p) is not False
+            ]
+        return self._risky
 
     def shortened_text(self, position: int) -> str | None:
         self.shortened(position)
@@ -258,6 +331,17 @@ def _scan(messages, indices):
         raw_append(len(content))
         parsed_append(data)
     return order, kinds, raw, parsed, failures
+
+
+def _finite(value) -> bool:
+    kind = type(value)
+    if kind is float:
+        return value - value == 0.0  # False for inf and nan
+    if kind is dict:
+        return all(_finite(v) for v in value.values())
+    if kind is list:
+        return all(_finite(v) for v in value)
+    return True
 
 
 class _BandError(Exception):

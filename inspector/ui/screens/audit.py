@@ -16,12 +16,15 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
 
 from inspector.core.analysis.audit import AuditFinding, audit
 from inspector.core.analysis.replan import Replanner
 from inspector.core.inspection import Inspection
 from inspector.core.present.sanitize import one_line
 
+from ..messages import report_failure
+from ..results import JumpTo
 from .base import Dialog
 
 
@@ -38,7 +41,7 @@ class Audited(Message):
 
 
 class AuditScreen(Dialog):
-    """Dismisses with the row to jump to, or None."""
+    """Dismisses with JumpTo (the finding's first message) or None."""
 
     DEFAULT_CSS = """
     AuditScreen > .box { width: 120; height: auto; max-height: 90%; }
@@ -63,13 +66,15 @@ class AuditScreen(Dialog):
 
     @work(thread=True, exclusive=True, group="audit", description="audit", exit_on_error=False)
     def run_audit(self) -> None:
-        try:
-            # planned here, not taken from the app: a debounced edit may not have re-planned yet
-            findings = audit(self.inspection, self.replanner.current())
-        except Exception as exc:  # a surprise in one chat must not close the app
-            self.post_message(Audited(None, f"{type(exc).__name__}: {exc}"))
-            return
-        self.post_message(Audited(findings))
+        # planned here, not taken from the app: a debounced edit may not have re-planned yet
+        self.post_message(Audited(audit(self.inspection, self.replanner.current())))
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        report_failure(self, event)  # the App notifies; the title says it here too
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.post_message(Audited(None, f"{type(error).__name__}: {error}"))
 
     @on(Audited)
     def _audited(self, event: Audited) -> None:
@@ -105,4 +110,4 @@ class AuditScreen(Dialog):
         if not finding.rows:
             self.notify("this finding names no message", severity="warning")
             return
-        self.dismiss(finding.rows[0])
+        self.dismiss(JumpTo(finding.rows[0]))

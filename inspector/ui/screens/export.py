@@ -20,6 +20,7 @@ from inspector.core.io.printers import printer_names
 from inspector.core.present.export import EXPLAIN_FORMATS
 from inspector.core.present.sanitize import one_line
 
+from ..results import ExportChoice
 from .base import Dialog
 from .confirm import ConfirmScreen
 
@@ -38,7 +39,7 @@ def default_path(source: str | None, kind: str, fmt: str) -> str:
 
 
 class ExportScreen(Dialog):
-    """Dismisses with (kind, format, Path) or None."""
+    """Dismisses with an ExportChoice or None."""
 
     BINDINGS = [Binding("escape", "close", "Close", show=False)]
 
@@ -95,13 +96,13 @@ class ExportScreen(Dialog):
 
             def answered(yes: bool | None) -> None:
                 if yes:
-                    self.dismiss((self.kind, self.fmt, target))
+                    self.dismiss(ExportChoice(self.kind, self.fmt, target))
                 else:
                     self.say("not replaced; pick another name")
 
             self.app.push_screen(ConfirmScreen(f"{target} exists. Replace it?"), answered)
             return
-        self.dismiss((self.kind, self.fmt, target))
+        self.dismiss(ExportChoice(self.kind, self.fmt, target))
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:

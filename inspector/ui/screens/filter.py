@@ -1,4 +1,4 @@
-"""Filter rows by tier and by role; the result is (tier or None, role or None)."""
+"""Filter rows by tier and by role; the result is a FilterChoice."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from textual.widgets import Button, RadioButton, RadioSet, Static
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout import decision as d
 
+from ..results import FilterChoice
 from .base import Dialog
 
 ANY = "any"
@@ -52,7 +53,8 @@ class FilterScreen(Dialog):
         return None if button is None or button.name == ANY else button.name
 
     def action_apply(self) -> None:
-        self.dismiss((self._picked(self.query_one("#tier", RadioSet)), self._picked(self.query_one("#role", RadioSet))))
+        tier, role = self._picked(self.query_one("#tier", RadioSet)), self._picked(self.query_one("#role", RadioSet))
+        self.dismiss(FilterChoice(tier, role))
 
     @on(Button.Pressed, "#apply")
     def _apply(self) -> None:
@@ -60,4 +62,4 @@ class FilterScreen(Dialog):
 
     @on(Button.Pressed, "#clear")
     def _clear(self) -> None:
-        self.dismiss((None, None))
+        self.dismiss(FilterChoice(None, None))

@@ -16,6 +16,7 @@ from inspector.core.io.presets import PresetsError, delete_preset, load_presets,
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS
 
+from ..results import PresetChoice
 from .base import Dialog
 
 SHORT = {
@@ -28,7 +29,7 @@ SHORT = {
 
 
 class PresetsScreen(Dialog):
-    """Dismisses with ("load", name, preset) or None; saving happens in place."""
+    """Dismisses with a PresetChoice (load) or None; saving happens in place."""
 
     DEFAULT_CSS = """
     PresetsScreen OptionList { height: auto; max-height: 12; }
@@ -111,7 +112,8 @@ class PresetsScreen(Dialog):
         if name is None:
             self.say("pick a preset in the list first", True)
             return
-        self.dismiss(("load", name, self.presets[name]))
+        preset = self.presets[name]
+        self.dismiss(PresetChoice(name, preset["thresholds"], preset["strategies"]))
 
     @on(Button.Pressed, "#delete")
     def _delete(self) -> None:

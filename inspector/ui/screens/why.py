@@ -30,6 +30,8 @@ from inspector.core.inspection import Inspection
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS
 
+from ..messages import report_failure
+from ..results import ApplyFix, JumpTo
 from ..widgets.dual_view import GLYPHS
 from .base import Dialog
 
@@ -75,7 +77,7 @@ class FixesFound(Message):
 
 
 class WhyScreen(Dialog):
-    """Dismisses with ("fix", Fix, row), ("jump", row) or None."""
+    """Dismisses with ApplyFix, JumpTo or None."""
 
     DEFAULT_CSS = """
     WhyScreen > .box { width: 120; height: auto; max-height: 90%; }
@@ -144,7 +146,9 @@ class WhyScreen(Dialog):
                 return
             self.post_message(FixesFound(generation, position, report, done, len(hidden)))
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        report_failure(self, event)
         if event.worker is not self.worker or event.state not in (
             WorkerState.SUCCESS,
             WorkerState.ERROR,
@@ -240,7 +244,7 @@ class WhyScreen(Dialog):
             self.say(f"no fix {number}" + (" yet: still searching" if self.searching else ""))
             return
         fix, occurrence = self.fixes[number - 1]
-        self.dismiss(("fix", fix, occurrence.row))
+        self.dismiss(ApplyFix(fix, occurrence.row))
 
     def action_toggle(self, flag: str) -> None:
         setattr(self, flag, not getattr(self, flag))
@@ -259,4 +263,4 @@ class WhyScreen(Dialog):
         if kind == "fix":
             self.action_apply(int(number) + 1)
         elif kind == "occ":
-            self.dismiss(("jump", self.shown[int(number)].row))
+            self.dismiss(JumpTo(self.shown[int(number)].row))

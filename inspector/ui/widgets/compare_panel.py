@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -16,12 +16,17 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker, get_current_worker
 
-from inspector.core.analysis.compare import Comparison
+from inspector.core.analysis.compare import Comparison, compare
+from inspector.core.analysis.replan import Replanner
+from inspector.core.inspection import Inspection
 from inspector.core.present.rows import ROLE_LABELS
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout.settings import KEYS
+from inspector.core.scout.decision import Tier
+from inspector.core.scout.settings import KEYS, Thresholds
 
+from ..messages import Compared, report_failure
 from .dual_view import GLYPHS, LABELS
 
 MAX_LISTED = 500  # a 20,000-message chat can differ in thousands of rows; the first ones tell the story
@@ -33,10 +38,13 @@ def _cell(value) -> str:
 
 def totals_line(comparison: Comparison) -> str:
     a, b = comparison.totals_a, comparison.totals_b
-    parts = []
-    for key, label in (("messages", "sent"), ("truncated", "✂"), ("dropped", "✗"), ("chars", "chars")):
-        parts.append(f"{label} {a[key]:,} → {b[key]:,}")
-    delta = b["chars"] - a["chars"]
+    parts = [
+        f"sent {a.visible_messages:,} → {b.visible_messages:,}",
+        f"✂ {a.tiers[Tier.TRUNCATED]:,} → {b.tiers[Tier.TRUNCATED]:,}",
+        f"✗ {a.tiers[Tier.DROPPED]:,} → {b.tiers[Tier.DROPPED]:,}",
+        f"chars {a.chars_after:,} → {b.chars_after:,}",
+    ]
+    delta = b.chars_after - a.chars_after
     return "A → B: " + " · ".join(parts) + f" ({delta:+,})"
 
 
@@ -75,6 +83,8 @@ class ComparePanel(Vertical):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self.pinned: Thresholds | None = None  # A; B is always the thresholds being edited
+        self.generation = 0  # which compare the panel waits for
         self.comparison: Comparison | None = None
         self.border_title = title(None)
         self.border_subtitle = "b unpins · c: to the list, Enter jumps"
@@ -87,17 +97,45 @@ class ComparePanel(Vertical):
     def options(self) -> OptionList:
         return self.query_one("#ab-list", OptionList)
 
-    def open(self, pinned: dict[str, int]) -> None:
-        self.comparison = None
+    def pin(self, pinned: Thresholds) -> None:
+        self.pinned, self.comparison = pinned, None
         self.add_class("-open")
         self.border_title = title(None)
         values = ", ".join(f"{k}={pinned[k]:,}" for k in KEYS)
         self._head(f"A = {values}; computing…")
         self.options.clear_options()
 
-    def close(self) -> None:
+    def unpin(self) -> None:
         self.remove_class("-open")
+        self.pinned, self.comparison = None, None
+        self.generation += 1  # a compare still running is for nobody
+
+    def request(self, inspection: Inspection, current: Thresholds, replanner: Replanner) -> None:
+        """The plan changed: compare the pinned thresholds with ``current`` off the UI thread."""
+        if self.pinned is None:
+            return
+        self.generation += 1
+        self._compare(inspection, self.pinned, current, replanner, self.generation)
+
+    @work(thread=True, exclusive=True, group="compare", description="A/B compare", exit_on_error=False)
+    def _compare(self, inspection: Inspection, a: Thresholds, b: Thresholds, rp: Replanner, generation: int) -> None:
+        result = compare(inspection, a, b, rp)
+        if not get_current_worker().is_cancelled:
+            self.post_message(Compared(result, generation))
+
+    @on(Compared)
+    def _compared(self, event: Compared) -> None:
+        if event.generation == self.generation and self.pinned is not None:
+            self.show(event.comparison)
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        report_failure(self, event)
+
+    def failed(self, error: str) -> None:
         self.comparison = None
+        self.options.clear_options()
+        self._head(one_line(f"compare failed: {error}", 400))
 
     def _head(self, text: str) -> None:
         self.query_one("#ab-head", Static).update(Content(text))

@@ -13,19 +13,23 @@ from dataclasses import dataclass
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style as RichStyle
-from textual import events
+from textual import events, on, work
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import Worker, get_current_worker
 
 from inspector.core.present.rows import RowModel
+from inspector.core.present.search import find_rows
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 
 from ..keymap import VIEW_ACTIONS, bindings
+from ..messages import SearchDone, report_failure
+from ..searching import next_hit
 
 GLYPHS = {d.FULL: "=", d.TRUNCATED: "✂", d.DROPPED: "✗", d.CONSUMED: "⊘", d.ERROR: "!", d.UNDECIDED: "?"}
 LABELS = {
@@ -101,12 +105,22 @@ class DualColumnView(ScrollView, can_focus=True):
     class Highlighted(Message):
         row: int
 
+    @dataclass
+    class Searched(Message):
+        """A search finished (or was cleared): the status line and the notice are the App's."""
+
+        query: str
+        hits: list[int]
+        landed: bool = False  # the cursor moved to a hit (False: none, or every hit is filtered out)
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.rows: RowModel | None = None
         self.prompt: Prompt | None = None
         self.order: list[int] | None = None  # rows shown (sorted), None: every row
-        self.hits: set[int] = set()
+        self.hits: set[int] = set()  # rows painted as search hits
+        self.search_query = ""
+        self.search_hits: list[int] = []  # sorted rows whose original content matches
         self._cache: LRUCache[tuple, Strip] = LRUCache(2000)
         self._version = 0
         self.rendered_rows = 0  # strips built, for tests and the benchmark
@@ -162,6 +176,51 @@ class DualColumnView(ScrollView, can_focus=True):
             self.watch_cursor(position, position)
         self.cursor = position
 
+    # -- search (the original content; a thread worker finds the rows) ------------------
+    def search(self, query: str) -> None:
+        self.search_query = query
+        if not query or self.rows is None:
+            self.search_hits = []
+            self.set_hits(set())
+            self.post_message(self.Searched(query, []))
+            return
+        self._search(query)
+
+    @work(thread=True, exclusive=True, group="search", description="search", exit_on_error=False)
+    def _search(self, query: str) -> None:
+        worker = get_current_worker()
+        hits = find_rows(self.rows, query, lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(SearchDone(query, hits))
+
+    @on(SearchDone)
+    def _search_done(self, event: SearchDone) -> None:
+        if event.query != self.search_query:
+            return
+        self.search_hits = event.hits
+        self.set_hits(set(event.hits))
+        landed = bool(event.hits) and self.jump_to_match(1, include_current=True)
+        self.post_message(self.Searched(event.query, event.hits, landed))
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        report_failure(self, event)
+
+    def shows(self, row: int) -> bool:
+        """Is ``row`` in the list under the current filter?"""
+        if self.order is None:
+            return 0 <= row < self.count
+        position = self.position_of(row)
+        return position < self.count and self.row_at(position) == row
+
+    def jump_to_match(self, step: int, include_current: bool = False) -> bool:
+        """Move to the next (step 1) or previous (-1) hit the filter shows; False when there is none."""
+        row = next_hit(self.search_hits, self.current_row or 0, step, self.shows, include_current)
+        if row is None:
+            return False
+        self.go_to_row(row)
+        return True
+
     # -- cursor -----------------------------------------------------------------------
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, self.count - 1)) if self.count else 0
@@ -197,7 +256,8 @@ class DualColumnView(ScrollView, can_focus=True):
     def action_last(self) -> None:
         self.cursor = max(0, self.count - 1)
 
-    def on_click(self, event: events.Click) -> None:
+    @on(events.Click)
+    def _click(self, event: events.Click) -> None:
         position = self.scroll_offset.y + event.y
         if 0 <= position < self.count:
             self.cursor = position
@@ -209,7 +269,8 @@ class DualColumnView(ScrollView, can_focus=True):
         self._cache.clear()
         self._style_map = None  # cached strips hold the old theme's colours
 
-    def on_resize(self, event: events.Resize) -> None:
+    @on(events.Resize)
+    def _resize(self, event: events.Resize) -> None:
         self._cache.clear()
         self.virtual_size = Size(0, self.count)
 

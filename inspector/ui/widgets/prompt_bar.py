@@ -25,27 +25,33 @@ class PromptBar(Input):
 
     @dataclass
     class Done(Message):
+        """Enter: run ``value`` in ``mode``; the App also puts the focus back on the list."""
+
         mode: str
         value: str
+
+    class Closed(Message):
+        """Esc: nothing to run; the App puts the focus back on the list."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.mode = "search"
+        self.last: dict[str, str] = {}  # what each mode ran last: / and w open with it
 
-    def open(self, mode: str, value: str = "") -> None:
+    def open(self, mode: str, value: str | None = None) -> None:
         self.mode = mode
         self.placeholder = PLACEHOLDERS[mode]
         self.border_title = TITLES[mode]
-        self.value = value
+        self.value = self.last.get(mode, "") if value is None else value
         self.add_class("-open")
         self.focus()
 
     def action_close(self) -> None:
         self.remove_class("-open")
-        self.app.action_focus_list()
+        self.post_message(self.Closed())
 
     async def action_submit(self) -> None:
         value = self.value
         self.remove_class("-open")
+        self.last[self.mode] = value
         self.post_message(self.Done(self.mode, value))
-        self.app.action_focus_list()

@@ -10,25 +10,18 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout import decision as d
+from inspector.core.scout.totals import Totals
 
 from .dual_view import GLYPHS, LABELS
 
-TIER_ORDER = (d.FULL, d.TRUNCATED, d.DROPPED, d.CONSUMED, d.ERROR, d.UNDECIDED)
 
-
-def summary_lines(file: str, fmt: str, strategies: str, totals: dict) -> tuple[str, str]:
-    tiers = totals["tiers"]
-    counts = "  ".join(
-        f"{GLYPHS[t]} {tiers.get(t, 0):,} {LABELS[t]}"
-        for t in TIER_ORDER
-        if tiers.get(t) or t in (d.FULL, d.TRUNCATED, d.DROPPED)
-    )
+def summary_lines(file: str, fmt: str, strategies: str, totals: Totals) -> tuple[str, str]:
+    counts = "  ".join(f"{GLYPHS[t]} {n:,} {LABELS[t]}" for t, n in totals.shown_tiers().items())
     first = f"{one_line(file, 200)}  ·  format {one_line(fmt, 40)}  ·  strategies {one_line(strategies, 80)}"
     second = (
-        f"messages {totals['rows']:,} -> {totals['visible']:,} sent  │  {counts}  │  "
-        f"tool chars {totals['tool_chars_before']:,} -> {totals['tool_chars_after']:,}  │  "
-        f"~tokens {totals['tokens_before']:,} -> {totals['tokens_after']:,} (estimate: chars/4)"
+        f"messages {totals.messages:,} -> {totals.visible_messages:,} sent  │  {counts}  │  "
+        f"tool chars {totals.tool_chars_before:,} -> {totals.tool_chars_after:,}  │  "
+        f"~tokens {totals.tokens_before:,} -> {totals.tokens_after:,} (estimate: chars/4)"
     )
     return first, second
 
@@ -40,7 +33,7 @@ class SummaryBar(Static):
 
     shown: tuple = ()
 
-    def show(self, file: str, fmt: str, strategies: str, totals: dict) -> None:
+    def show(self, file: str, fmt: str, strategies: str, totals: Totals) -> None:
         first, second = summary_lines(file, fmt, strategies, totals)
         if (first, second) != self.shown:  # an update costs a layout pass: skip it when nothing changed
             self.shown = (first, second)

@@ -98,6 +98,11 @@ class SweepChart(Static):
         self.remove_class("-stale")
         self.update(Content("\n".join(self.lines)))  # numbers only, but never markup
 
+    def failed(self, error: str) -> None:
+        self.lines = [f"sweep {self.key}: failed ({error})"]
+        self.remove_class("-stale")
+        self.update(Content(self.lines[0]))
+
     @property
     def text(self) -> str:
         return "\n".join(self.lines)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -17,11 +17,16 @@ from textual.content import Content
 from textual.message import Message
 from textual.validation import Regex
 from textual.widgets import Button, Input, Label, Select, Static
+from textual.worker import Worker, get_current_worker
 
+from inspector.core.analysis.replan import Replanner
+from inspector.core.analysis.sweep import axis, sweep
+from inspector.core.inspection import Inspection
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.settings import KEYS, Source, Thresholds
 
-from .sweep_chart import SweepChart
+from ..messages import SweepDone, report_failure
+from .sweep_chart import COLUMNS, SweepChart
 
 NUMBER = r"\s*\d+(?:_\d+)*\s*"  # what a person means by a count; ruby's to_i reads it the same
 CHAT_CHOICE = "(chat's choice)"
@@ -63,10 +68,14 @@ class ThresholdEditor(VerticalScroll):
 
         key: str
 
+    class ResetPressed(Message):
+        """The Reset button: the App puts back the loaded values."""
+
     def __init__(self, strategy_choices: list[str], **kwargs):
         super().__init__(**kwargs)
         self.strategy_choices = strategy_choices
         self.chart_key = KEYS[0]  # the key the sweep chart sits under (the last one focused)
+        self.generation = 0  # which sweep the chart waits for
 
     def compose(self) -> ComposeResult:
         yield Static(Content("Thresholds"), classes="title")
@@ -112,13 +121,14 @@ class ThresholdEditor(VerticalScroll):
         if getattr(label, "shown", None) != text:  # each update is a layout pass
             label.shown = text
             label.update(Content(text))
-        label.set_class(value.source == "edited", "-edited")
+        label.set_class(value.source == Source.EDITED, "-edited")
 
     @property
     def chart(self) -> SweepChart:
         return self.query_one("#sweep-chart", SweepChart)
 
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+    @on(events.DescendantFocus)
+    def _descendant_focus(self, event: events.DescendantFocus) -> None:
         key = (event.widget.id or "")[3:]
         if not (event.widget.id or "").startswith("th-") or key not in KEYS:
             return
@@ -151,4 +161,34 @@ class ThresholdEditor(VerticalScroll):
     @on(Button.Pressed, "#reset")
     def _reset(self, event: Button.Pressed) -> None:
         event.stop()
-        self.app.action_reset_thresholds()
+        self.post_message(self.ResetPressed())
+
+    # -- the sweep chart: what each value of the focused key would send ------------------
+    def request_sweep(self, inspection: Inspection, base: Thresholds, replanner: Replanner) -> None:
+        if not self.has_class("-open"):
+            return  # nobody would see it
+        key = self.chart_key
+        self.chart.waiting(key)
+        self.generation += 1
+        self._sweep(key, base, replanner, inspection, self.generation)
+
+    @work(thread=True, exclusive=True, group="sweep", description="sweep chart", exit_on_error=False)
+    def _sweep(self, key: str, base: Thresholds, rp: Replanner, inspection: Inspection, generation: int) -> None:
+        worker = get_current_worker()
+        rows = []
+        for value in axis(inspection, key, COLUMNS):
+            if worker.is_cancelled:
+                return  # a newer edit or another key: this chart would be stale
+            rows += sweep(inspection, key, [value], base, rp)
+        now = sweep(inspection, key, [base[key]], base, rp)[0]
+        if not worker.is_cancelled:
+            self.post_message(SweepDone(key, base[key], rows + [now], generation))
+
+    @on(SweepDone)
+    def _sweep_done(self, event: SweepDone) -> None:
+        if event.generation == self.generation and event.key == self.chart_key:
+            self.chart.show(event.key, event.current, event.rows[:-1], event.rows[-1])
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        report_failure(self, event)

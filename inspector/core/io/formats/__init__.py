@@ -102,13 +102,17 @@ def load_chat(path: str | Path, input_format: str | None = None) -> Chat:
     shown = str(path)
     head = _head(path)
     if head is not None and input_format in (None, json_array.NAME):
-        name, sniffed = (json_array.NAME, True) if input_format else _detect(head.decode("utf-8", "ignore"), shown)
+        name, _ = (json_array.NAME, True) if input_format else _detect(head.decode("utf-8", "ignore"), shown)
         if name == json_array.NAME:
             chat = json_array.load_path(path, shown)
             chat.format = chat.format or name
             chat.findings.extend(unknown_role_findings(chat.messages, False))
             return chat
-    data = read_bytes(path)
+    return load_data(read_bytes(path), shown, input_format)
+
+
+def load_data(data: bytes, shown: str, input_format: str | None = None) -> Chat:
+    """A chat from the bytes of its file (``shown`` is its path: imports and messages use it)."""
     if input_format is not None and input_format not in FORMATS:
         raise InputError(f"unknown input format {input_format!r}; known: {', '.join(FORMATS)}", shown)
     # detection reads only the head, so a large JSON file is never decoded to text at all

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from inspector.core.model import Chat, Finding, Message
 
@@ -96,6 +97,9 @@ class _Parser:
         self.stack: list[str] = []
         self.block: _Block | None = None
         self.closing_tags: dict[str, bool] = {}
+        self.asked_at: dict[str, int] = {}  # the line where each tag's closing was first looked for
+        self.number = 0
+        self.snapshots: dict[int, _Snapshot] | None = None  # kept by parse(..., snapshots=True)
 
     # -- content ------------------------------------------------------------------------
     def append(self, text: str, number: int, newline: bool = True) -> None:
@@ -201,6 +205,7 @@ class _Parser:
         known = self.closing_tags.get(tag)
         if known is None:
             known = self.closing_tags[tag] = f"</{tag}>" in self.text
+            self.asked_at[tag] = self.number
         return known
 
     # -- the state machine ----------------------------------------------------------------
@@ -276,6 +281,19 @@ class _Parser:
         self.append(line, number)
 
     def header(self, role: str, inline: str, number: int) -> None:
+        if self.snapshots is not None and role in RESPONSE_ROLES:
+            self.snapshots[number] = _Snapshot(
+                len(self.messages),
+                len(self.findings),
+                self.role,
+                self.role_set,
+                list(self.parts),
+                self.header_line,
+                self.header_role,
+                self.first,
+                self.last,
+                self.synthetic_first,
+            )
         content = "".join(self.parts).strip(WS)
         start, end = self.current_lines()
         if content:
@@ -323,13 +341,92 @@ class _Parser:
 
 def parse(text: str) -> Parsed:
     """``Chat.parse(text)``: messages with their source lines, and the hazards met on the way."""
+    return _parse(text)[0]
+
+
+def _parse(text: str, snapshots: bool = False) -> tuple[Parsed, _Parser]:
     lines = text.split("\n")
     while lines and lines[-1] == "":
         lines.pop()  # Ruby's split drops trailing empty fields
     parser = _Parser(text)
+    if snapshots:
+        parser.snapshots = {}
     for number, line in enumerate(lines, 1):
+        parser.number = number
         parser.line(line, number)
-    return parser.finish(len(lines))
+    return parser.finish(len(lines)), parser
+
+
+# -- the chat as it stood before a line ---------------------------------------------------
+RESPONSE_ROLES = frozenset({"assistant", "function_call"})
+
+
+@dataclass(slots=True)
+class _Snapshot:
+    """The parser's state just before a response header: enough to finish the file cut there."""
+
+    messages: int
+    findings: int
+    role: str
+    role_set: bool
+    parts: list[str]
+    header_line: int | None
+    header_role: str | None
+    first: int | None
+    last: int | None
+    synthetic_first: bool
+
+
+class Marked:
+    """One parse of a whole file that can also give the parse of the file cut before any response header.
+
+    ``Chat.parse`` reads line by line, so the file cut before line L parses like the whole file up to
+    L, then finishes. Two things differ and are replayed: the empty lines just before the cut (Ruby's
+    split drops trailing empty fields), and an XML tag whose closing tag the whole file has only after
+    the cut (then ``cut`` answers None and the caller parses the cut text itself).
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self.parsed, parser = _parse(text, snapshots=True)
+        self.snapshots = parser.snapshots or {}
+        self.lines = text.split("\n")
+        self._starts: list[int] | None = None
+        # each tag asked about: (line first asked, offset of its first closing tag or -1)
+        self.tags = [(at, text.find(f"</{tag}>")) for tag, at in parser.asked_at.items()]
+
+    def offset(self, line: int) -> int:
+        """Character offset where ``line`` (1-based) starts."""
+        if self._starts is None:
+            self._starts = [0, *accumulate(len(x) + 1 for x in self.lines)]
+        return self._starts[line - 1]
+
+    def cut(self, line: int, offset: int | None = None) -> Parsed | None:
+        """``parse(text[:offset(line)])`` from the snapshot, or None when it cannot be replayed exactly."""
+        snap = self.snapshots.get(line)
+        if snap is None:
+            return None
+        offset = self.offset(line) if offset is None else offset
+        for asked, closing in self.tags:
+            if asked < line and closing >= offset:
+                return None  # the cut text lacks the closing tag the whole file had
+        parser = _Parser("")
+        parser.messages = self.parsed.messages[: snap.messages]
+        parser.findings = self.parsed.findings[: snap.findings]
+        parser.role, parser.role_set = snap.role, snap.role_set
+        parts = list(snap.parts)
+        blank = line - 2
+        while blank >= 0 and self.lines[blank] == "" and parts[-2:] == ["\n", ""]:
+            del parts[-2:]  # an empty line before the cut is not in the cut file's split
+            blank -= 1
+        parser.parts = parts
+        parser.header_line, parser.header_role = snap.header_line, snap.header_role
+        parser.first, parser.last = snap.first, snap.last
+        parser.synthetic_first = snap.synthetic_first
+        kept = line - 1
+        while kept and self.lines[kept - 1] == "":
+            kept -= 1
+        return parser.finish(kept)
 
 
 def sniff(text: str) -> bool:
@@ -341,9 +438,13 @@ HEADER_LINE = re.compile(r"^[a-z0-9_]+:", re.ASCII | re.M)
 
 
 def load(text: str, path: str | None) -> Chat:
+    return load_parsed(parse(text), path)
+
+
+def load_parsed(parsed: Parsed, path: str | None) -> Chat:
+    """The chat scout-ai compiles from one parse (the parse's own lists are not changed)."""
     from inspector.core.scout.preprocess import preprocess
 
-    parsed = parse(text)
-    chat = Chat(parsed.messages, path=path, format=NAME, findings=list(parsed.findings))
+    chat = Chat(list(parsed.messages), path=path, format=NAME, findings=list(parsed.findings))
     preprocess(chat, parsed.synthetic_first)
     return chat

@@ -236,7 +236,7 @@ class ShortenToolsPlan:
                 out[index] = new(D, (index, FULL, reason, counted, chars, original, original, kind, ""))
         return out
 
-    def tier_of(self, index: int) -> str:
+    def tier_of(self, index: int) -> d.Tier:
         p = self.facts.position.get(index)
         if p is None:
             if self.error is not None and index < self.error.index:
@@ -244,7 +244,7 @@ class ShortenToolsPlan:
             return d.FULL
         return _TIER[self.state[p]]
 
-    def tier_counts(self) -> dict[str, int]:
+    def tier_counts(self) -> dict[d.Tier, int]:
         """Messages per tier (non-tool messages count as full)."""
         if self.counts is None:
             states = self.state

@@ -1,0 +1,71 @@
+"""`prompt-inspector calls CHAT`: one row per model call: where its response starts, what its prompt held."""
+
+from __future__ import annotations
+
+from inspector.core.calls.history import ChatHistory
+from inspector.core.scout import decision as d
+
+from .output import EXIT_OK, cell, emit, table, to_json
+
+TIERS = (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)
+
+
+def add_parser(sub, common) -> None:
+    calls = sub.add_parser("calls", help="one row per model call: the prompt it was sent, in numbers")
+    common(calls)
+    calls.add_argument("--format", default="table", choices=("table", "json"))
+    calls.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+
+def add_at(parser) -> None:
+    parser.add_argument(
+        "--at",
+        metavar="N",
+        help="the chat as it stood just before model call N (1-based, or 'last'); see the calls command",
+    )
+
+
+def call_rows(history: ChatHistory) -> list[dict]:
+    rows = []
+    for call in history.calls:
+        prompt = history.at(call.number).prompt()
+        totals = prompt.totals()
+        counts = prompt.tier_counts()
+        rows.append(
+            {
+                "call": call.number,
+                "index": history.response_index(call.number),
+                "line": call.line,
+                "role": call.role,
+                "messages": totals.visible_messages,
+                "chars": totals.chars_after,
+                **{str(tier): counts.get(tier, 0) for tier in TIERS},
+                "tools": list(call.tools),
+                "raises": prompt.error.describe() if prompt.error is not None else None,
+            }
+        )
+    return rows
+
+
+def run(args, history: ChatHistory) -> int:
+    rows = call_rows(history)
+    if args.format == "json":
+        emit(args, to_json(rows))
+        return EXIT_OK
+    header = ("call", "index", "line", "messages", "chars", *TIERS, "tool")
+    body = [
+        (
+            str(r["call"]),
+            cell(r["index"]),
+            cell(r["line"]),
+            str(r["messages"]) if r["raises"] is None else "raises",
+            f"{r['chars']:,}",
+            *(str(r[t]) for t in TIERS),
+            cell(", ".join(r["tools"]) or None),
+        )
+        for r in rows
+    ]
+    lines = table(header, body, right=set(range(len(header) - 1)))
+    summary = f"{len(rows)} call(s) in {history.path}"
+    emit(args, summary + "\n" + "\n".join(lines) + "\n")
+    return EXIT_OK

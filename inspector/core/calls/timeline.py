@@ -1,0 +1,243 @@
+"""One message, or one text, over every model call: when it was sent full, cut, or not at all.
+
+A message exists from the first call after it was written. At each call its tier is what that call's
+plan decided. For a plain chat under shorten_tools alone (the cut chats are prefixes of the whole one,
+with the same thresholds) the tier at a call is computed straight from the whole chat's tool facts,
+re-based to the cut: the walk only has to cover the band between the budget and the max limits.
+Anything else asks the history for each call's inspection.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+from inspector.core.analysis.trace import Occurrence, trace
+from inspector.core.analysis.visibility import survives
+from inspector.core.calls.history import ChatHistory
+from inspector.core.scout import decision as d
+from inspector.core.scout.strategies import parse_spec
+from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Consecutive calls with one outcome."""
+
+    first: int
+    last: int
+    tier: str
+    visible: bool  # the text (or, for a message timeline, the message) was in what the model was sent
+
+    def as_dict(self) -> dict:
+        return {"from": self.first, "to": self.last, "tier": self.tier, "visible": self.visible}
+
+
+@dataclass(slots=True)
+class Timeline:
+    """Per call (1-based, from ``first``) the message's tier and whether the text was sent."""
+
+    index: int  # the message in the whole chat
+    first: int | None  # the first call that could send it (None: it was written after the last call)
+    tiers: list[str] = field(default_factory=list)
+    visible: list[bool] = field(default_factory=list)
+
+    @property
+    def last_seen(self) -> int | None:
+        """The last call whose prompt held it (None: never)."""
+        if self.first is None:
+            return None
+        for k in range(len(self.visible) - 1, -1, -1):
+            if self.visible[k]:
+                return self.first + k
+        return None
+
+    @property
+    def hidden_from(self) -> int | None:
+        """The call from which on it is never sent again (None: still sent at the last call)."""
+        if self.first is None or not self.visible:
+            return None
+        seen = self.last_seen
+        if seen is None:
+            return self.first
+        return None if seen == self.first + len(self.visible) - 1 else seen + 1
+
+    def at(self, number: int) -> tuple[str, bool] | None:
+        if self.first is None or number < self.first:
+            return None
+        k = number - self.first
+        return self.tiers[k], self.visible[k]
+
+    def spans(self) -> list[Span]:
+        out: list[Span] = []
+        if self.first is None:
+            return out
+        for k, (tier, seen) in enumerate(zip(self.tiers, self.visible)):
+            number = self.first + k
+            if out and out[-1].tier == tier and out[-1].visible == seen:
+                out[-1] = Span(out[-1].first, number, tier, seen)
+            else:
+                out.append(Span(number, number, tier, seen))
+        return out
+
+
+def message_tiers(history: ChatHistory, index: int) -> Timeline:
+    """The tier of message ``index`` of the whole chat at every call that could send it."""
+    first = history.first_call_after(index)
+    line = Timeline(index, first)
+    if first is None:
+        return line
+    fast = _fast_walker(history)
+    for number in range(first, len(history) + 1):
+        tier = fast(number, index) if fast is not None else _tier_slow(history, number, index)
+        line.tiers.append(tier)
+        line.visible.append(tier in (d.FULL, d.TRUNCATED))
+    return line
+
+
+def text_timelines(
+    history: ChatHistory, text: str, *, regex: bool = False, ignore_case: bool = False
+) -> tuple[list[Occurrence], list[Timeline]]:
+    """Every occurrence of ``text`` in the whole chat, and per occurrence whether each call was sent it."""
+    whole = history.whole
+    result = trace(whole, text, regex=regex, ignore_case=ignore_case)
+    occurrences = [o for o in result.occurrences if o.message is not None]
+    lines = []
+    for occurrence in occurrences:
+        line = message_tiers(history, occurrence.message)
+        content = whole.chat.messages[occurrence.message].fields.get("content")
+        cut_keeps: bool | None = None
+        for k, tier in enumerate(line.tiers):
+            if tier != d.TRUNCATED:
+                continue
+            if cut_keeps is None:  # the shortened text is the same at every call: test it once
+                cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, occurrence.message))
+            line.visible[k] = cut_keeps
+        lines.append(line)
+    return occurrences, lines
+
+
+def _shortened(facts: ToolFacts, index: int):
+    p = facts.position.get(index)
+    return facts.shortened_text(p) if p is not None else None
+
+
+def index_at(history: ChatHistory, number: int, index: int) -> int | None:
+    """Where message ``index`` of the whole chat is in the chat at call ``number`` (None: not there)."""
+    inspection = history.at(number)
+    target = history.whole.chat.messages[index]
+    messages = inspection.chat.messages
+    if index < len(messages) and (messages[index] is target or messages[index].fields is target.fields):
+        return index
+    return next((k for k, m in enumerate(messages) if m is target or _same(m, target)), None)
+
+
+def decision_at(history: ChatHistory, number: int, index: int) -> d.Decision | None:
+    """The decision for message ``index`` of the whole chat at call ``number``."""
+    at = index_at(history, number, index)
+    return None if at is None else history.at(number).prompt().decision(at)
+
+
+def _tier_slow(history: ChatHistory, number: int, index: int) -> str:
+    at = index_at(history, number, index)
+    return d.CONSUMED if at is None else history.at(number).prompt().tier_of(at)
+
+
+def _same(a, b) -> bool:
+    return a.line == b.line and a.source == b.source and a.line is not None and a.fields == b.fields
+
+
+def _fast_walker(history: ChatHistory):
+    """A function (call, index) -> tier when every cut chat is a prefix under the same plain shorten_tools."""
+    whole = history.whole
+    if whole.facts is None or parse_spec(whole.strategy_spec) != ["shorten_tools"]:
+        return None
+    if whole.chat.format == "scout" and not history.plain:
+        return None
+    facts = whole.facts
+    values = whole.thresholds.as_tuple()
+
+    def tier(number: int, index: int) -> str:
+        count = history.response_index(number)
+        if count is None:
+            return _tier_slow(history, number, index)
+        return tier_in_prefix(facts, count, index, values)
+
+    return tier
+
+
+def tier_in_prefix(facts: ToolFacts, count: int, index: int, thresholds: tuple[int, int, int, int, int]) -> str:
+    """The tier shorten_tools gives message ``index`` in the chat of the first ``count`` messages.
+
+    The same walk as ShortenToolsPlan over ``facts.prefix_facts``, on the whole list's arrays with the
+    counters re-based, stopped at the message's position.
+    """
+    s = facts.newer_than(count)
+    q = facts.position.get(index)
+    if q is None:
+        # a message outside the walk is sent unless scout-ai raises on an older tool message
+        failed = _walk(facts, s, None, thresholds)
+        return d.UNDECIDED if failed is not None and index < facts.order[failed] else d.FULL
+    return _walk(facts, s, q, thresholds)
+
+
+def _walk(facts: ToolFacts, s: int, q: int | None, thresholds):
+    """The tier at whole position ``q`` in the cut chat whose tool positions start at ``s``; with ``q``
+    None, the whole position where scout-ai raises (None when it does not)."""
+    stop_whole = min((p for p in facts.failures if p >= s), default=len(facts.order))
+    stop = stop_whole - s
+    qq = q - s if q is not None else None
+    full_calls, full_outputs, max_calls, max_outputs, budget = thresholds
+    base_outs = facts.outs[s - 1] if s else 0
+    start = min(bisect_left(facts.prefix, budget + facts.prefix[s], s, s + stop + 1) - s, stop)
+    if qq is not None and qq < start:
+        return d.FULL
+    limit = max(max_calls, max_outputs, full_calls - 1, full_outputs - 1)
+    drop_from = bisect_right(facts.outs, limit + base_outs, s, len(facts.outs)) - s
+    drop_from = min(max(drop_from, start), stop)
+    # from ``start`` on the tool characters are at or over the budget and only grow, so (as in the plan)
+    # only the counters decide, and a message in the middle band matters to later ones only if it raises
+    p = start
+    size = len(facts.order) - s
+    if qq is not None and qq < stop:
+        risky = facts.risky()
+        at = bisect_left(risky, s + start)
+        if at == len(risky) or risky[at] >= s + qq:
+            p = qq  # nothing between the budget and the message can stop the walk: decide it alone
+    kinds, outs = facts.kinds, facts.outs
+    while p < size:
+        if p >= drop_from and p < stop:
+            if qq is not None and qq < stop:
+                return d.DROPPED
+            p = stop
+            continue
+        kind = kinds[s + p]
+        if kind == FAIL:
+            if qq is None:
+                return s + p
+            return d.ERROR if qq == p else d.UNDECIDED
+        counted = outs[s + p] - base_outs
+        if kind == OUTPUT:
+            full_limit, max_limit = full_outputs, max_outputs
+        else:
+            full_limit, max_limit = full_calls, max_calls
+        if counted < full_limit:
+            state = d.FULL
+        elif counted > max_limit:
+            state = d.DROPPED
+        elif p != qq and facts.band_raises(s + p) is False:
+            state = d.FULL  # not the message asked about, and it cannot stop the walk
+        else:
+            length = facts.shortened(s + p)
+            if length == NOTHING_TO_SHORTEN:
+                if (s + p) in facts.band_errors:
+                    if qq is None:
+                        return s + p
+                    return d.ERROR if qq == p else d.UNDECIDED
+                state = d.FULL
+            else:
+                state = d.TRUNCATED
+        if p == qq:
+            return state
+        p += 1
+    return None

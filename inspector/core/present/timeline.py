@@ -1,0 +1,64 @@
+"""A text's or a message's timeline over the model calls, in words and as JSON-ready data."""
+
+from __future__ import annotations
+
+from inspector.core.analysis.trace import Occurrence
+from inspector.core.calls.history import ChatHistory
+from inspector.core.calls.timeline import Timeline, decision_at
+from inspector.core.present.wording import describe
+from inspector.core.scout import decision as d
+
+
+def after_last_seen(history: ChatHistory, line: Timeline) -> dict | None:
+    """What the call after the last one that saw it was sent of that message (None: nothing after)."""
+    number = line.hidden_from
+    if number is None:
+        return None
+    dec = decision_at(history, number, line.index)
+    if dec is None:
+        return {"call": number, "tier": d.CONSUMED, "reason": "", "why": "removed before the strategies ran"}
+    return {
+        "call": number,
+        "tier": dec.tier,
+        "reason": dec.reason,
+        "why": describe(dec, history.at(number).thresholds),
+        "visible_chars": dec.visible_chars,
+    }
+
+
+def timeline_dict(history: ChatHistory, occurrence: Occurrence, line: Timeline) -> dict:
+    return {
+        **occurrence.as_dict(),
+        "calls": len(history),
+        "first_call": line.first,
+        "last_seen": line.last_seen,
+        "hidden_from": line.hidden_from,
+        "spans": [s.as_dict() for s in line.spans()],
+        "after": after_last_seen(history, line),
+    }
+
+
+def sentence(history: ChatHistory, line: Timeline, what: str = "it") -> str:
+    """One line a person can act on: when the model last saw it, and what came after."""
+    total = len(history)
+    if line.first is None:
+        return f"written after the last call ({total}): no call was sent {what}"
+    seen = line.last_seen
+    if seen is None:
+        return f"written before call {line.first}, never sent at any of calls {line.first}-{total}"
+    if line.hidden_from is None:
+        return f"written before call {line.first}; still sent at the last call ({total})"
+    after = after_last_seen(history, line) or {}
+    then = after.get("why") or after.get("tier", "")
+    if after.get("tier") == d.TRUNCATED:
+        then += " (the text is in the part cut out)"
+    return f"written before call {line.first}; last sent at call {seen}; at call {line.hidden_from}: {then}"
+
+
+def span_lines(line: Timeline) -> list[str]:
+    out = []
+    for span in line.spans():
+        calls = f"call {span.first}" if span.first == span.last else f"calls {span.first}-{span.last}"
+        sent = "sent" if span.visible else "cut out" if span.tier == d.TRUNCATED else "not sent"
+        out.append(f"{calls}: {span.tier}, {sent}")
+    return out

@@ -1,0 +1,39 @@
+"""What the dialogs hand back when they close: one small dataclass per answer, never a tagged tuple."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.core.analysis.fixes import Fix
+
+
+@dataclass(frozen=True)
+class ExportChoice:
+    kind: str  # "prepare" (the prompt as a printer writes it) or "explain" (the report)
+    fmt: str
+    target: Path
+
+
+@dataclass(frozen=True)
+class FilterChoice:
+    tier: str | None  # None: any tier; "cut": truncated or dropped
+    role: str | None  # None: any role
+
+
+@dataclass(frozen=True)
+class PresetChoice:
+    name: str
+    thresholds: dict[str, int]
+    strategies: str | None
+
+
+@dataclass(frozen=True)
+class JumpTo:
+    row: int  # the # column
+
+
+@dataclass(frozen=True)
+class ApplyFix:
+    fix: Fix
+    row: int  # the message the fix brings back

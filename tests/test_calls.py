@@ -1,0 +1,188 @@
+"""Model calls: where they start, and the chat at each call equal to a real re-load of the cut file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import callgen
+import pytest
+
+from inspector.core.calls.find import find_calls
+from inspector.core.calls.history import ChatHistory
+from inspector.core.calls.timeline import message_tiers, text_timelines
+from inspector.core.inspection import inspect_chat
+from inspector.core.io.formats import load_data
+from inspector.core.io.printers import render
+from inspector.core.model import Message
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted((ROOT / "sample_chats").glob("*.chat"))
+DEMO = ROOT / "inspector" / "demo" / "demo.chat"
+ENVS = [{}, {"MAX_TOOL_CHARS": "2000", "FULL_TOOL_OUTPUTS": "2", "MAX_TOOL_OUTPUTS": "6", "MAX_TOOL_CALLS": "5"}]
+
+
+def roles(*names: str) -> list[Message]:
+    return [Message.make(r, "x", line=i + 1) for i, r in enumerate(names)]
+
+
+def test_a_call_starts_at_each_run_of_responses():
+    calls, findings = find_calls(
+        roles("user", "assistant", "user", "function_call", "function_call_output", "function_call", "assistant")
+    )
+    assert [(c.number, c.start, c.end) for c in calls] == [(1, 1, 2), (2, 3, 4), (3, 5, 7)]
+    assert findings == []
+
+
+def test_meta_records_decide_and_disagreements_are_reported():
+    calls, findings = find_calls(
+        roles("user", "assistant", "user", "meta", "function_call", "function_call_output", "meta", "user")
+    )
+    assert [(c.number, c.start, c.line) for c in calls] == [(1, 4, 5)]
+    assert [f.message for f in findings] == [
+        "1 response(s) have no meta record before them (line 2): the chat's meta records mark each "
+        "inference, so they are not counted as calls",
+        "1 meta record(s) are not followed by a response (line 7): an inference whose answer is not in the chat",
+    ]
+
+
+def test_the_tools_a_response_called():
+    calls, _ = find_calls(
+        [
+            Message.make("user", "go"),
+            Message.make("function_call", json.dumps({"name": "ls", "arguments": {}, "id": "1"})),
+            Message.make("function_call", json.dumps({"name": "grep", "arguments": {}, "id": "2"})),
+        ]
+    )
+    assert calls[0].tools == ("ls", "grep")
+
+
+def _reload(history: ChatHistory, number: int, env, input_format=None):
+    """The inspection of the cut chat loaded from its bytes, as `prepare` on that file would."""
+    chat = load_data(history.cut_bytes(number), history.path, input_format)
+    return inspect_chat(chat, env=env, config_files=[])
+
+
+def _same(got, expected) -> None:
+    assert got.thresholds.as_tuple() == expected.thresholds.as_tuple()
+    assert got.strategy_spec == expected.strategy_spec
+    a, b = got.prompt(), expected.prompt()
+    assert (a.error and a.error.describe()) == (b.error and b.error.describe())
+    assert render("json", a.messages()) == render("json", b.messages())
+    assert [x.tier for x in a.decisions()] == [x.tier for x in b.decisions()]
+    assert [f.message for f in got.chat.findings] == [f.message for f in expected.chat.findings]
+    assert [(c.message.fields, c.step, c.reason, c.before) for c in got.chat.consumed] == [
+        (c.message.fields, c.step, c.reason, c.before) for c in expected.chat.consumed
+    ]
+    assert [m.fields for m in got.chat.messages] == [m.fields for m in expected.chat.messages]
+
+
+def _check_every_call(path: Path, env) -> ChatHistory:
+    history = ChatHistory(path, env=env, config_files=[])
+    for number in range(1, len(history) + 1):
+        _same(history.at(number), _reload(history, number, env))
+    return history
+
+
+@pytest.mark.parametrize("path", [*SAMPLES, DEMO], ids=lambda p: p.name)
+def test_every_call_of_the_sample_chats_equals_a_reload_of_the_cut_file(path):
+    history = _check_every_call(path, {})
+    assert len(history) > 0
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_every_call_of_generated_scout_chats_equals_a_reload(tmp_path, seed):
+    path = tmp_path / "gen.chat"
+    path.write_text(callgen.scout_chat(seed, directives=seed % 3 == 0, meta=seed % 4 != 1), encoding="utf-8")
+    history = _check_every_call(path, ENVS[seed % 2])
+    assert len(history) > 3
+
+
+def test_plain_chats_take_no_reload_and_directives_do(tmp_path):
+    plain = tmp_path / "plain.chat"
+    plain.write_text(callgen.scout_chat(5), encoding="utf-8")
+    history = ChatHistory(plain, config_files=[], env={})
+    for number in range(1, len(history) + 1):
+        history.at(number)
+    assert history.plain and history.reloads == 0
+    mixed = tmp_path / "mixed.chat"
+    mixed.write_text("user:\n\nhi\n\nassistant:\n\nyes\n\nclear_tools:\n\ntrue\n\nassistant:\n\nno\n", encoding="utf-8")
+    history = ChatHistory(mixed, config_files=[], env={})
+    assert not history.plain and len(history) == 2
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_json_chats_cut_the_message_list(tmp_path, seed):
+    items = json.loads(callgen.json_chat(seed))
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    history = ChatHistory(path, env=ENVS[seed % 2], config_files=[])
+    assert len(history) > 0
+    for number in range(1, len(history) + 1):
+        cut = tmp_path / "cut.json"
+        cut.write_text(json.dumps(items[: history.call(number).start]), encoding="utf-8")
+        expected = inspect_chat(load_data(cut.read_bytes(), str(cut)), env=ENVS[seed % 2], config_files=[])
+        got = history.at(number)
+        a, b = got.prompt(), expected.prompt()
+        assert render("json", a.messages()) == render("json", b.messages())
+        assert [x.tier for x in a.decisions()] == [x.tier for x in b.decisions()]
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_message_timeline_equals_the_plan_at_every_call(tmp_path, seed):
+    path = tmp_path / "gen.chat"
+    path.write_text(callgen.scout_chat(100 + seed, messages=70, directives=seed % 4 == 3), encoding="utf-8")
+    history = ChatHistory(path, env=ENVS[seed % 2], config_files=[])
+    for index in range(len(history.whole.chat.messages)):
+        line = message_tiers(history, index)
+        if line.first is None:
+            continue
+        for k, tier in enumerate(line.tiers):
+            inspection = history.at(line.first + k)
+            at = next(
+                j
+                for j, m in enumerate(inspection.chat.messages)
+                if m.fields == history.whole.chat.messages[index].fields
+            )
+            assert tier == inspection.prompt().tier_of(at), (index, line.first + k)
+
+
+def test_the_demo_says_when_the_backoff_was_last_seen():
+    history = ChatHistory(DEMO, env={}, config_files=[])
+    occurrences, lines = text_timelines(history, "reconnect_backoff_ms: 7350")
+    assert [o.message for o in occurrences] == [3]
+    line = lines[0]
+    assert (line.first, line.last_seen, line.hidden_from) == (2, 29, 30)
+    assert [s.as_dict() for s in line.spans()] == [
+        {"from": 2, "to": 29, "tier": "full", "visible": True},
+        {"from": 30, "to": 46, "tier": "truncated", "visible": False},
+        {"from": 47, "to": 60, "tier": "dropped", "visible": False},
+    ]
+
+
+CALL = 'function_call: {"name":"ls","arguments":{"dir":"/tmp"},"id":"c1"}'
+OUTPUT = 'function_call_output: {"name":"ls","content":"a b","id":"c1"}'
+CRAFTED = {
+    # an XML tag whose closing tag comes only after the cut: the cut file parses without the block
+    "xml": "user:\n\n<a>\n[[\nb\n]]\n\nassistant:\n\none\n\nuser:\n\n</a>\n\nassistant:\n\ntwo\n",
+    # a directive left with white space only: the whole file drops it, the cut file keeps it (and clears)
+    "blank directive": f"user:\n\ngo\n\n{CALL}\n\n{OUTPUT}\n\nclear_tools:\n \nassistant:\n\ndone\n",
+    "trailing blanks": f"user:\n\ngo\n\n\n\n{CALL}\n\n{OUTPUT}\n\n\n\nassistant:\n\ndone\n\n\n",
+    "config later": f"user:\n\ngo\n\n{CALL}\n\n{OUTPUT}\n\nconfig: max_tool_chars 1 prompt\n\nassistant:\n\ndone\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CRAFTED))
+def test_cuts_that_parse_differently_from_the_whole_file(tmp_path, name):
+    path = tmp_path / "c.chat"
+    path.write_text(CRAFTED[name], encoding="utf-8")
+    history = _check_every_call(path, {})
+    assert len(history) >= 2
+    assert history.reloads == (1 if name == "xml" else 0)
+
+
+def test_an_invalid_utf8_chat_reloads_each_cut(tmp_path):
+    path = tmp_path / "bad.chat"
+    path.write_bytes(b"user:\n\ncaf\xe9\n\nassistant:\n\none\n\nuser:\n\nmore\n\nassistant:\n\ntwo\n")
+    history = _check_every_call(path, {})
+    assert len(history) == 2 and history.reloads == 2
