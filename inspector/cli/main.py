@@ -44,6 +44,7 @@ def _common(parser: argparse.ArgumentParser, chat: str = "required") -> None:
         help="read these scout etc/config files instead of scout's lookup path",
     )
     parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     if chat != "none":
         parser.add_argument("--input-format", metavar="FORMAT", help="force the input format instead of detecting it")
     if chat == "required":
@@ -103,6 +104,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
     _version_option(parser)
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
 
@@ -110,21 +112,7 @@ def build_app_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        if argv and argv[0] in COMMANDS:
-            args = build_parser().parse_args(argv)
-            return _run_headless(args)
-        if (argv and argv[0] in ("-h", "--help")) or argv[:1] == ["help"]:
-            build_app_parser().print_help()
-            print()
-            build_parser().print_help()
-            return EXIT_OK
-        args = build_app_parser().parse_args(argv)
-        if args.version:
-            from inspector import __version__
-
-            print(f"{PROG} {__version__}")
-            return EXIT_OK
-        return _run_app(args)
+        return _main(argv)
     except _Usage as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
@@ -135,6 +123,50 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         return EXIT_OK
+    except BaseException as exc:  # the guard: never a traceback at the user
+        from inspector.core.io.atomic import Interrupted
+
+        if isinstance(exc, Interrupted):
+            return 128 + exc.signum  # SIGTERM/SIGHUP during -o: the temporary file is already gone
+        if isinstance(exc, SystemExit | GeneratorExit):
+            raise
+        return _unexpected(exc, argv)
+
+
+def _main(argv: list[str]) -> int:
+    if argv and argv[0] in COMMANDS:
+        args = build_parser().parse_args(argv)
+        return _run_headless(args)
+    if (argv and argv[0] in ("-h", "--help")) or argv[:1] == ["help"]:
+        build_app_parser().print_help()
+        print()
+        build_parser().print_help()
+        return EXIT_OK
+    args = build_app_parser().parse_args(argv)
+    if args.version:
+        from inspector import __version__
+
+        print(f"{PROG} {__version__}")
+        return EXIT_OK
+    return _run_app(args)
+
+
+def _unexpected(exc: BaseException, argv: list[str]) -> int:
+    """One line naming the file and the error, and how to see more; ``--debug`` adds the traceback."""
+    if "--debug" in argv:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    chat = next((a for a in argv[1 if argv and argv[0] in COMMANDS else 0 :] if not a.startswith("-")), None)
+    if isinstance(exc, MemoryError):
+        what = "ran out of memory"
+    elif isinstance(exc, RecursionError):
+        what = "input nested too deeply"
+    else:
+        what = f"unexpected error ({type(exc).__name__}: {exc})"
+    hint = "" if "--debug" in argv else "; run again with --debug for the traceback"
+    where = f"{chat}: " if chat else ""
+    return fail(f"{where}{what}; this is a bug in {PROG}, please report it{hint}")
 
 
 def config_files(args: argparse.Namespace) -> list[Path] | None:
@@ -147,7 +179,8 @@ def config_files(args: argparse.Namespace) -> list[Path] | None:
 
 
 def _run_headless(args: argparse.Namespace) -> int:
-    from inspector.core.errors import InputError, UsageError
+    from inspector.core.errors import InputError, ScoutRaises, UsageError
+    from inspector.core.ruby.json import RubyJSONError
     from inspector.core.scout.settings import parse_assignments
     from inspector.core.scout.strategies import UnknownStrategy
 
@@ -192,6 +225,11 @@ def _run_headless(args: argparse.Namespace) -> int:
         for finding in () if shown_in_output else inspection.chat.findings:
             _note_finding(args, finding)
         return command.run(args, inspection)
+    except ScoutRaises as exc:
+        return fail(str(exc), EXIT_SCOUT)
+    except RubyJSONError as exc:
+        # e.g. an infinite number (1e400) in the messages: JSON.generate refuses it and scout-ai sends nothing
+        return fail(f"{args.chat}: scout-ai would raise {exc.exception}: {exc}", EXIT_SCOUT)
     except (InputError, UsageError) as exc:
         return fail(str(exc))
     except UnknownStrategy as exc:

@@ -10,35 +10,66 @@ PROG = "prompt-inspector"
 EXIT_OK, EXIT_USAGE, EXIT_SCOUT = 0, 2, 3
 
 
+def _say(kind: str, message: str) -> None:
+    from inspector.core.present.sanitize import terminal_line
+
+    # chat and config text (role names, paths, values) reach these lines: made visible and cut short
+    print(f"{PROG}: {kind}: {terminal_line(message)}", file=sys.stderr)
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    _say("error", message)
     return code
 
 
 def note(message: str) -> None:
-    print(f"{PROG}: note: {message}", file=sys.stderr)
+    _say("note", message)
 
 
 def warn(message: str) -> None:
-    print(f"{PROG}: warning: {message}", file=sys.stderr)
+    _say("warning", message)
 
 
 def emit(args: Namespace, text: str | bytes) -> None:
-    """Write a command's output to stdout, or atomically to ``-o FILE`` (never over the chat)."""
-    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    """Write a command's output to stdout, or atomically to ``-o FILE`` (never over the chat).
+
+    On a terminal, control characters from the chat are shown as symbols (as ``ls`` does with
+    names); a pipe or a file gets the exact bytes.
+    """
     if getattr(args, "output", None):
+        data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
         from inspector.core.io.atomic import write_atomic
 
         write_atomic(args.output, data, [args.chat] if getattr(args, "chat", None) else [])
+        return
+    if _is_terminal():
+        from inspector.core.present.sanitize import display_text
+
+        shown = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        data = display_text(shown).encode("utf-8", "replace")
     else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
+def _is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def to_json(data: Any) -> str:
     import orjson
 
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
+    except TypeError:
+        # orjson stops at 64-bit integers; a threshold from a file may be any length (see settings.MAX_DIGITS)
+        import json
+
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
 def table(header: tuple[str, ...], body: list[tuple[str, ...]], right: set[int]) -> list[str]:
@@ -53,6 +84,15 @@ def cell(value: object) -> str:
     from inspector.core.present.sanitize import one_line
 
     return "-" if value is None else one_line(value if isinstance(value, str) else str(value), 60)
+
+
+def short_int(value: int) -> str:
+    """``1,234`` for a plain number; a number read from a file may have thousands of digits."""
+    text = f"{value:,}"
+    if len(text) <= 27:
+        return text
+    digits = len(str(abs(value)))
+    return f"{text[:15]}... ({digits:,} digits)"
 
 
 def scout_error(args: Namespace, what: str) -> int:

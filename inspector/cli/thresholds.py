@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
+from inspector.core.present.sanitize import terminal_line
 from inspector.core.scout.settings import KEYS, resolve
 
-from .output import EXIT_OK, to_json, warn
+from .output import EXIT_OK, emit, short_int, to_json, warn
 
 
 def add_parser(sub, common) -> None:
@@ -26,15 +25,15 @@ def run(args, overrides, config_files) -> int:
     for warning in values.warnings:
         warn(warning)
     if args.format == "json":
-        sys.stdout.write(to_json({key: values.values[key].as_dict() for key in KEYS}))
+        emit(args, to_json({key: values.values[key].as_dict() for key in KEYS}))
         return EXIT_OK
     width = max(len(k) for k in KEYS)
     lines = []
     for key in KEYS:
         v = values.values[key]
-        lines.append(f"{key.ljust(width)}  {v.value:>9,}  {v.describe_source()}")
+        lines.append(f"{key.ljust(width)}  {short_int(v.value):>9}  {terminal_line(v.describe_source(), 400)}")
     if values.warnings:
         lines.append("")
         lines.extend(f"warning: {w}" for w in values.warnings)
-    sys.stdout.write("\n".join(lines) + "\n")
+    emit(args, "\n".join(lines) + "\n")
     return EXIT_OK

@@ -27,6 +27,10 @@ class InputError(Exception):
         return f"{loc}: {self.what}" if loc else self.what
 
 
+class ScoutRaises(InputError):
+    """scout-ai itself would raise on this input (exit code 3); the message names the Ruby exception."""
+
+
 class UsageError(Exception):
     """A bad option or value given by the user (exit code 2)."""
 

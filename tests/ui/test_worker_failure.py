@@ -33,8 +33,7 @@ async def test_a_raising_plugin_strategy_is_reported_and_editor_and_view_agree(m
         await pilot.press("s")  # -> explodes: the plan worker raises
         await settle(app, pilot)
         expected = (
-            "planning the prompt failed: RuntimeError: plugin exploded; "
-            "back to the plan on screen (strategies inbox)"
+            "planning the prompt failed: RuntimeError: plugin exploded; back to the plan on screen (strategies inbox)"
         )
         assert expected in app.notices
         # the editor shows what the list was planned with, not the strategy that failed

@@ -1,9 +1,20 @@
-"""Writing output files safely: temporary file then rename, never over the chat being read."""
+"""Writing output files safely: temporary file then rename, never over the chat being read.
+
+``-o`` names a place, not always a file: a link (write what it points to and keep the link),
+``/dev/stdout`` or ``/dev/null`` or a FIFO (write through: renaming over them would replace the
+node itself, as root even ``/dev/stdout``), or a regular file (write a temporary file beside it,
+then rename, so a reader never sees half a file). The temporary file is removed on any way out,
+Ctrl-C and SIGTERM included.
+"""
 
 from __future__ import annotations
 
 import os
+import signal
+import stat
 import tempfile
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from inspector.core.errors import InputError
@@ -16,45 +27,106 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return Path(a).resolve() == Path(b).resolve()
 
 
+def _is_alias(path: Path) -> bool:
+    """A name for a descriptor or a device (``/dev/stdout``, ``/proc/self/fd/1``): written through, never renamed."""
+    text = os.path.abspath(path)
+    return text.startswith(("/dev/", "/proc/"))
+
+
 def write_atomic(target: str | Path, data: bytes, protect: list[str | Path] = ()) -> Path:
-    """Write ``data`` to ``target`` atomically; refuse to replace any file in ``protect``."""
+    """Write ``data`` to ``target`` (see the module docstring); refuse to replace any file in ``protect``."""
     target = Path(target)
+    try:
+        info = os.stat(target)  # follows links: what the name leads to is what counts
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
     for path in protect:
-        if path is not None and target.exists() and same_file(target, path):
+        if path is not None and info is not None and same_file(target, path):
             raise InputError("refusing to overwrite the input chat", str(target))
-    if target.exists() and not target.is_file():
-        # a device, FIFO or socket (e.g. /dev/null, /dev/stdout): renaming over it would replace
-        # the node itself, so write through it instead
-        if target.is_dir():
-            raise InputError("is a directory", str(target))
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise InputError("is a directory", str(target))
+    if (info is not None and not stat.S_ISREG(info.st_mode)) or _is_alias(target):
+        return _write_through(target, data)
+    # a link (or a chain of them) is kept: the file it leads to is the one replaced
+    real = Path(os.path.realpath(target))
+    directory = real.parent
+    if not directory.is_dir():
+        raise InputError("directory does not exist", str(target.parent if str(target.parent) else "."))
+    with _cleanup_on_signals() as tmp_holder:
         try:
-            with open(target, "wb") as handle:
-                handle.write(data)
+            fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=directory)
         except OSError as exc:
             raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
-        return target
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise InputError("directory does not exist", str(directory))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        else:
-            # mkstemp makes 0600 files; a new export gets the usual mode under the user's umask
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except OSError as exc:
+        tmp_holder.append(tmp)
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            if info is not None:
+                os.chmod(tmp, info.st_mode & 0o7777)
+            else:
+                # mkstemp makes 0600 files; a new export gets the usual mode under the user's umask
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
+            os.replace(tmp, real)
+            tmp_holder.clear()
+        except OSError as exc:
+            raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
+    return target
+
+
+def _write_through(target: Path, data: bytes) -> Path:
+    try:
+        with open(target, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
         raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
     return target
+
+
+class Interrupted(BaseException):
+    """SIGTERM or SIGHUP arrived while an output file was being written (after its temporary file was removed)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextmanager
+def _cleanup_on_signals():
+    """Yield a list to hold the temporary file's name; it is removed on any exit, signals included.
+
+    Ctrl-C already raises KeyboardInterrupt; SIGTERM and SIGHUP would end the process without
+    running ``finally`` blocks, so while the file is written they raise ``Interrupted`` instead.
+    (Signal handlers can only be set from the main thread; elsewhere the default stays.)
+    """
+    holder: list[str] = []
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _SIGNALS:
+            try:
+                previous[signum] = signal.signal(signum, _raise_interrupted)
+            except (ValueError, OSError):
+                pass
+    try:
+        yield holder
+    finally:
+        for tmp in holder:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        for signum, handler in previous.items():
+            try:
+                signal.signal(signum, handler)
+            except (ValueError, OSError, TypeError):
+                pass
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)

@@ -6,10 +6,12 @@ it by hand, and losing their presets silently is worse than refusing to save.
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 
 from inspector.core.io.atomic import write_atomic
+from inspector.core.io.files import PRESETS_LIMIT, Refused, read_regular
 from inspector.core.scout.settings import KEYS
 
 APP_NAME = "prompt-inspector"
@@ -30,11 +32,13 @@ def load_presets(path: Path | None = None) -> dict[str, dict]:
     """name -> {"thresholds": {key: int}, "strategies": str | None}; {} when there is no file."""
     path = presets_path() if path is None else path
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PresetsError(f"{path}: cannot read ({exc})") from None
+        text = read_regular(path, PRESETS_LIMIT, "presets file").decode("utf-8")
+    except Refused as exc:
+        if exc.errno == errno.ENOENT:
+            return {}
+        raise PresetsError(f"{path}: {exc.reason}; left untouched") from None
+    except UnicodeDecodeError as exc:
+        raise PresetsError(f"{path}: cannot read ({exc}); left untouched") from None
     try:
         data = json.loads(text)
     except ValueError as exc:

@@ -59,3 +59,14 @@ def one_line(text: str, limit: int = 400) -> str:
     head = head.replace("\t", " ").replace("\n", NEWLINE_MARK)  # a CR stays visible as ␍
     head = _ONE_LINE_UNSAFE.sub(_sub, head)
     return re.sub(" {3,}", "  ", head)
+
+
+def terminal_line(text: str, limit: int = 1000) -> str:
+    """One line for a terminal message (error, warning, note): every control made visible, cut at ``limit``.
+
+    A role name or a path from a chat may hold an OSC 52 clipboard write or a screen clear, or be
+    100,000 characters long; neither reaches the terminal as it stands.
+    """
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+    return _ONE_LINE_UNSAFE.sub(_sub, text.replace("\t", " ").replace("\n", NEWLINE_MARK))

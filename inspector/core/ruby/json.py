@@ -100,7 +100,8 @@ def _parse_stdlib(text: str):
 def ruby_float(value: float) -> str:
     """``Float#to_s``: fixed notation for exponents -4..14, else ``d.ddde+XX``."""
     if math.isnan(value) or math.isinf(value):
-        raise RubyJSONError("JSON::GeneratorError", f"{value!r} not allowed in JSON")
+        shown = "NaN" if math.isnan(value) else "-Infinity" if value < 0 else "Infinity"  # Float#to_s
+        raise RubyJSONError("JSON::GeneratorError", f"{shown} not allowed in JSON")
     text = repr(value)
     if "e" in text:
         mantissa, exponent = text.split("e")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.core.io import files
 from inspector.core.model import Message
 from inspector.core.ruby.text import fixutf8, repair_note
 
@@ -48,39 +50,70 @@ def find_file(name: str, original: str | None) -> str | None:
     return None
 
 
-def read_chat_file(path: str) -> tuple[str, str | None]:
-    """The text ``Open.read`` gives, and a note when the bytes had to be repaired."""
-    data = Path(path).read_bytes()
+def read_chat_file(path: str, limit: int = files.CHAT_LIMIT, what: str = "chat") -> tuple[str, str | None]:
+    """The text ``Open.read`` gives, and a note when the bytes had to be repaired.
+
+    Raises ``files.Refused`` for what scout-ai would read but the inspector does not
+    (a FIFO, a device, a file over ``limit``, a NUL byte in the first block).
+    """
+    data = files.read_regular(path, limit, what)
     text, bad = fixutf8(data)
     return text, (repair_note(data, bad) if bad is not None else None)
 
 
-def file_message(path: str, name: str, directive: Message) -> Message:
+def file_message(path: str, name: str, directive: Message, limit: int = files.INCLUDED_LIMIT) -> Message:
     """``{user: Chat.tag(:file, Open.read(path), name)}`` standing where the directive stood."""
-    text, _ = read_chat_file(path)
+    text, _ = read_chat_file(path, limit, "`file:` target")
     content = f'<file name="{name}">\n{text}\n</file>'
     message = Message({"role": "user", "content": content}, directive.line, directive.end_line, directive.source)
     return message
 
 
-def directory_files(directory: str) -> list[str]:
-    """``Path#glob('**/*')`` minus directories: sorted per directory, parents first, no dot files."""
-    out: list[str] = []
+@dataclass(slots=True)
+class Listing:
+    """The files a ``directory:`` includes, and how many more it has past ``MAX_DIRECTORY_FILES``."""
 
-    def walk(path: str) -> None:
-        try:
-            names = sorted(os.listdir(path))
-        except OSError:
-            return
-        for name in names:
-            if name.startswith(".") or len(out) >= MAX_DIRECTORY_FILES:
-                continue
-            full = _ruby_join(path, name)
-            if os.path.isdir(full):
-                if not os.path.islink(full):
-                    walk(full)
-            else:
-                out.append(full)
+    files: list[str]
+    more: int = 0
+    counted_all: bool = True  # False when counting stopped too (a huge tree): "more" is then a lower bound
 
-    walk(directory)
-    return out
+
+def directory_files(directory: str) -> Listing:
+    """``Path#glob('**/*')`` minus directories: sorted per directory, parents first, no dot files.
+
+    Past ``MAX_DIRECTORY_FILES`` names are only counted (up to ten times as many), so the caller can
+    say how many were left out instead of dropping them silently.
+    """
+    listing = Listing([])
+    looked = 0  # entries looked at past the cap, bounded so a huge tree stays cheap
+    # an explicit stack of sorted listings (not recursion): a tree thousands of levels deep is no RecursionError
+    stack = [iter(_names(directory))]
+    parents = [directory]
+    while stack:
+        name = next(stack[-1], None)
+        if name is None:
+            stack.pop()
+            parents.pop()
+            continue
+        if len(listing.files) >= MAX_DIRECTORY_FILES:
+            looked += 1
+            if looked > MAX_DIRECTORY_FILES * 10:
+                listing.counted_all = False
+                break
+        full = _ruby_join(parents[-1], name)
+        if os.path.isdir(full):
+            if not os.path.islink(full):
+                stack.append(iter(_names(full)))
+                parents.append(full)
+        elif len(listing.files) < MAX_DIRECTORY_FILES:
+            listing.files.append(full)
+        else:
+            listing.more += 1
+    return listing
+
+
+def _names(path: str) -> list[str]:
+    try:
+        return sorted(name for name in os.listdir(path) if not name.startswith("."))
+    except OSError:
+        return []

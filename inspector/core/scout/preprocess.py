@@ -18,9 +18,11 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.core.errors import InputError
+from inspector.core.errors import InputError, ScoutRaises
+from inspector.core.io.files import DIRECTORY_LIMIT, Refused, size_text
 from inspector.core.model import Chat, Consumed, Finding, Message
 from inspector.core.scout.files import (
+    MAX_DIRECTORY_FILES,
     MAX_IMPORT_DEPTH,
     directory_files,
     file_message,
@@ -103,7 +105,26 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
             raise InputError(
                 f"{role}: {name!r} {what} (scout-ai recurses until its stack overflows)", where, item.message.line
             )
-        text, note = read_chat_file(found)
+        try:
+            text, note = read_chat_file(found)
+        except Refused as exc:
+            if exc.errno in _RUBY_ERRNO:
+                # scout-ai's Open.read raises on a directory or an unreadable file
+                raise ScoutRaises(
+                    f"{role}: {name!r} is {_ERRNO_WORDS[exc.errno]}: scout-ai would raise {_RUBY_ERRNO[exc.errno]}",
+                    where,
+                    item.message.line,
+                ) from None
+            work.findings.append(
+                Finding(
+                    "file",
+                    f"`{role}: {name}` at {_line(item.message)}: {found} is {exc.reason}; scout-ai would try to read it, "
+                    "so what it sends differs here (the directive is left as stored)",
+                    item.message.line,
+                )
+            )
+            out.append(item)
+            continue
         if note:
             work.findings.append(Finding("encoding", f"{found}: {note}", item.message.line))
         parsed = parse(text)
@@ -336,12 +357,16 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
                 # `Path.setup(target).glob('**/*')` globs `target.find`: an unlocated (relative) path is found
                 # through the `current` path map, {PWD}/<path>, so the names scout-ai writes are absolute
                 base = found if found.startswith(("/", "./")) else re.sub("/+", "/", f"{os.getcwd()}/{found}")
-                made = [file_message(f, f, item.message) for f in directory_files(base)]
+                made = _directory_messages(base, name, item, work)
         except OSError as exc:
+            reason = exc.reason if isinstance(exc, Refused) else f"cannot read ({exc.strerror or exc})"
             work.findings.append(
                 Finding(
                     "file",
-                    f"`{role}: {name}` at {_line(item.message)}: cannot read ({exc.strerror or exc}); left as stored",
+                    f"`{role}: {name}` at {_line(item.message)}: {found} is {reason}; "
+                    "scout-ai would try to read it, so what it sends differs here (left as stored)"
+                    if isinstance(exc, Refused) and exc.errno is None
+                    else f"`{role}: {name}` at {_line(item.message)}: {reason}; left as stored",
                     item.message.line,
                 )
             )
@@ -354,6 +379,42 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
         else:
             out.extend(Item(item.key + (j,), m) for j, m in enumerate(made))
     return out
+
+
+def _directory_messages(base: str, name: str, item: Item, work: _Work) -> list[Message]:
+    """One <file> message per file of a ``directory:``; what is not read or not listed is named in a finding."""
+    listing = directory_files(base)
+    made: list[Message] = []
+    total = 0
+    for path in listing.files:
+        try:
+            if total >= DIRECTORY_LIMIT:
+                raise Refused(f"past the inspector's {size_text(DIRECTORY_LIMIT)} limit for one directory", path)
+            message = file_message(path, path, item.message)
+        except OSError as exc:
+            reason = exc.reason if isinstance(exc, Refused) else f"cannot read ({exc.strerror or exc})"
+            work.findings.append(
+                Finding(
+                    "file",
+                    f"`directory: {name}` at {_line(item.message)}: {path} is {reason}; "
+                    "scout-ai would try to include it, so what it sends differs here",
+                    item.message.line,
+                )
+            )
+            continue
+        total += len(message.fields["content"])
+        made.append(message)
+    if listing.more:
+        work.findings.append(
+            Finding(
+                "file",
+                f"`directory: {name}` at {_line(item.message)}: only the first {MAX_DIRECTORY_FILES:,} files are "
+                f"included; {'' if listing.counted_all else 'at least '}{listing.more:,} more are left "
+                "out here, which scout-ai would include",
+                item.message.line,
+            )
+        )
+    return made
 
 
 # -- LLM.ask ----------------------------------------------------------------------------------
@@ -497,6 +558,11 @@ def _previous_response(items: list[Item], work: _Work, chat: Chat) -> list[Item]
         )
     gone = set(ids)
     return [it for i, it in enumerate(items) if i not in gone]
+
+
+# Open.read's exception for an errno the inspector meets on an import target
+_RUBY_ERRNO = {21: "Errno::EISDIR", 13: "Errno::EACCES", 2: "Errno::ENOENT"}
+_ERRNO_WORDS = {21: "a directory", 13: "not readable (permission denied)", 2: "gone (no such file)"}
 
 
 # -- entry point --------------------------------------------------------------------------------

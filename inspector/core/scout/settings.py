@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -9,6 +10,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from inspector.core.errors import UsageError
+from inspector.core.io.files import CONFIG_LIMIT, Refused, read_regular
 
 KEYS = ("full_tool_calls", "full_tool_outputs", "max_tool_calls", "max_tool_outputs", "max_tool_chars")
 DEFAULTS = {
@@ -52,28 +54,40 @@ STRATEGY_KEYS = {
 ENV_NAMES = {key: key.upper() for key in SETTING_KEYS}
 TOKENS = ("prompt", "context")  # Scout::Config.get(key, :prompt, :context, env: ...)
 
-# Ruby String#to_i: leading white space, a sign, digits with single underscores; else 0.
-_TO_I = re.compile(r"[ \t\n\v\f\r]*([+-]?)(\d+(?:_\d+)*)")
-_PLAIN = re.compile(r"\d+")
+# Ruby String#to_i: leading white space, a sign, ASCII digits with single underscores; else 0.
+# (Python's \d also matches other scripts' digits, which Ruby reads as 0: "١٢".to_i == 0.)
+_TO_I = re.compile(r"[ \t\n\v\f\r]*([+-]?)([0-9]+(?:_[0-9]+)*)", re.ASCII)
+_PLAIN = re.compile(r"[0-9]+", re.ASCII)
+_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+(?:_[0-9]+)*[ \t]*", re.ASCII)  # what --set accepts
+
+# Ruby reads integers of any length; Python refuses to convert more than 4,300 digits (and a million
+# digits would cost seconds). Past this many digits a value is read as the largest number of this
+# many digits: every count and length the strategies compare it with stays far below either way.
+MAX_DIGITS = 4000
+HUGE = 10**MAX_DIGITS - 1
 
 
 def ruby_to_i(text: str) -> int:
     match = _TO_I.match(text)
     if not match:
         return 0
-    value = int(match.group(2).replace("_", ""))
+    digits = match.group(2).replace("_", "").lstrip("0") or "0"
+    value = int(digits) if len(digits) <= MAX_DIGITS else HUGE
     return -value if match.group(1) == "-" else value
 
 
 # Ruby String#to_f: leading white space, then the longest decimal prefix; else 0.0.
-_TO_F = re.compile(r"[ \t\n\v\f\r]*([+-]?(?:\d+(?:_\d+)*)?(?:\.\d+(?:_\d+)*)?(?:[eE][+-]?\d+(?:_\d+)*)?)")
-_PLAIN_FLOAT = re.compile(r"\d+(?:\.\d+)?")
+_TO_F = re.compile(
+    r"[ \t\n\v\f\r]*([+-]?(?:[0-9]+(?:_[0-9]+)*)?(?:\.[0-9]+(?:_[0-9]+)*)?(?:[eE][+-]?[0-9]+(?:_[0-9]+)*)?)", re.ASCII
+)
+_PLAIN_FLOAT = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+_NUMBER = re.compile(r"[ \t]*[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[ \t]*", re.ASCII)  # --set of a ratio
 
 
 def ruby_to_f(text: str) -> float:
     match = _TO_F.match(text)
     body = match.group(1).replace("_", "") if match else ""
-    if not any(c.isdigit() for c in body.split("e")[0].split("E")[0]):
+    if not any(c in "0123456789" for c in body.split("e")[0].split("E")[0]):
         return 0.0
     if body[-1:] in "eE+-":
         body = body.rstrip("eE+-")
@@ -81,6 +95,19 @@ def ruby_to_f(text: str) -> float:
         return float(body)
     except ValueError:
         return 0.0
+
+
+def digit_count(text: str) -> int:
+    """How many significant digits ``to_i`` reads from ``text`` (to say when a value was capped)."""
+    match = _TO_I.match(text)
+    return len(match.group(2).replace("_", "").lstrip("0")) if match else 0
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """A value from a file or the environment, quoted and cut short for a message."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 class Source(StrEnum):
@@ -200,11 +227,16 @@ def read_config_files(
     warnings: list[str] = []
     for path in reversed(paths):
         try:
-            text = path.read_bytes().decode("utf-8", "replace")
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        except OSError as exc:
-            warnings.append(f"{path}: cannot read scout config ({exc.strerror})")
+            text = read_regular(path, CONFIG_LIMIT, "scout config file").decode("utf-8", "replace")
+        except Refused as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                continue
+            if exc.errno is None:
+                warnings.append(
+                    f"{path}: this scout config file is {exc.reason}; scout-ai would try to read it, so its values may differ"
+                )
+            else:
+                warnings.append(f"{path}: cannot read scout config ({exc.reason})")
             continue
         for number, line in enumerate(text.split("\n"), 1):
             if line.startswith("#"):
@@ -217,15 +249,16 @@ def read_config_files(
                 continue
             where = f"{path}:{number}"
             if len(parts) < 2:
-                warnings.append(f"{where}: '{line.strip()}' has no value; scout-ai ignores it")
+                warnings.append(f"{where}: {shown(line.strip())} has no value; scout-ai ignores it")
                 continue
             tokens: dict[str, int | None] = {}
             for token in parts[2:]:
+                # token_priority: `tok::N` is N.to_i (so "prompt::x" and "prompt::²" are 0); no N: by type
                 name, _, priority = token.partition("::")
-                tokens[name] = int(priority) if priority.isdigit() else None
+                tokens[name] = ruby_to_i(priority) if priority else None
             if not any(t in tokens for t in tokens_wanted):
                 warnings.append(
-                    f"{where}: '{line.strip()}' has no 'prompt' or 'context' token, "
+                    f"{where}: {shown(line.strip())} has no 'prompt' or 'context' token, "
                     "so scout-ai does not use it for the prompt thresholds"
                 )
                 continue
@@ -258,11 +291,14 @@ def _read(text: str, key: str, source_text: str, warnings: list[str]):
             warnings.append(f"{key}={text!r} from {source_text} is read by scout-ai as {number!r}")
         return number
     value = ruby_to_i(text)
-    if not _PLAIN.fullmatch(text):
+    name = key.upper() if source_text.startswith("the environment") else key
+    if digit_count(text) > MAX_DIGITS:
         warnings.append(
-            f"{key.upper() if source_text.startswith('the environment') else key}={text!r} "
-            f"from {source_text} is read by scout-ai as {value}"
+            f"{name}={shown(text)} from {source_text} has {digit_count(text):,} digits; the inspector reads it as "
+            f"the largest {MAX_DIGITS:,}-digit number, which every count stays below, so scout-ai decides the same"
         )
+    elif not _PLAIN.fullmatch(text):
+        warnings.append(f"{name}={shown(text)} from {source_text} is read by scout-ai as {value}")
     return value
 
 
@@ -378,6 +414,12 @@ def parse_assignments(items: list[str] | None) -> dict[str, str]:
             raise UsageError(f"--set expects KEY=VALUE, got {item!r}")
         if key not in SETTING_KEYS:
             raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
+        if key in FLOAT_KEYS:
+            if not _NUMBER.fullmatch(value):
+                raise UsageError(f"--set {key} expects a number, got {shown(value)}")
+        elif not _INTEGER.fullmatch(value):
+            # the inspector's own option: a typo is an error, not scout-ai's silent to_i
+            raise UsageError(f"--set {key} expects an integer, got {shown(value)}")
         out[key] = value.strip()
     return out
 

@@ -6,10 +6,10 @@ A format module provides ``NAME``, ``EXTENSIONS``, ``sniff(text) -> bool`` and
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from inspector.core.errors import InputError
+from inspector.core.io import files
 from inspector.core.io.formats import anthropic, json_array, jsonl, openai_chat, openai_responses, scout_chat
 from inspector.core.io.formats.jsondoc import shape
 from inspector.core.model import Chat, Finding
@@ -29,24 +29,24 @@ def format_names() -> list[str]:
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, refusing what cannot be a text chat file."""
+    """The file's bytes, refusing what cannot be a text chat file (see ``inspector.core.io.files``)."""
     shown = str(path)
     try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", shown) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a chat file", shown) from None
-    except PermissionError:
-        raise InputError("permission denied", shown) from None
-    except OSError as exc:
-        raise InputError(f"cannot read ({exc.strerror or exc})", shown) from None
+        data = files.read_regular(path, files.CHAT_LIMIT, "chat")
+    except files.Refused as exc:
+        raise InputError(_refusal(exc), shown, exc.line) from None
     if not data.strip():
         raise InputError("empty file: no messages", shown)
-    if b"\x00" in data[:65536]:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise InputError("binary file (NUL byte), not a chat", shown, line)
     return data
+
+
+def _refusal(exc: files.Refused) -> str:
+    """The words for a chat file that is not read (kept as they were before the checks moved to io.files)."""
+    if exc.errno == 21:
+        return "is a directory, not a chat file"
+    if exc.reason.startswith("binary"):
+        return "binary file (NUL byte), not a chat"
+    return exc.reason
 
 
 def decode(data: bytes) -> tuple[str, bytes]:
@@ -88,13 +88,10 @@ MAP_FROM = 8 * 1024 * 1024  # larger JSON arrays are parsed from a memory map, w
 
 def _head(path: str | Path) -> bytes | None:
     """The first 64 KiB of a large file (None for a small one, which is simply read whole)."""
-    try:
-        if os.stat(path).st_size < MAP_FROM:
-            return None
-        with open(path, "rb") as handle:
-            head = handle.read(65536)
-    except OSError:
-        return None  # read_bytes reports it
+    found = files.head_of(path, files.CHAT_LIMIT)
+    if found is None or found[1] < MAP_FROM:
+        return None  # read_bytes reads it, or reports why not
+    head = found[0]
     return head if head.strip() and b"\x00" not in head else None
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import mmap
-from pathlib import Path
 
 import orjson
 
 from inspector.core.errors import InputError
+from inspector.core.io import files
 from inspector.core.model import Chat, Message
 from inspector.core.ruby import json as rubyjson
 
@@ -47,8 +46,10 @@ def element_lines(text: str) -> list[int]:
 
 def load_path(path, shown: str | None) -> Chat:
     """A large file parsed from a memory map (no copy of the file in Python); else as ``load_bytes``."""
+    from inspector.core.io.formats import read_bytes
+
     try:
-        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        with files.map_regular(path, files.CHAT_LIMIT, "chat") as mapped:
             view = memoryview(mapped)
             try:
                 parsed = orjson.loads(view)
@@ -59,8 +60,8 @@ def load_path(path, shown: str | None) -> Chat:
     except (OSError, ValueError):
         parsed = None
     if parsed is None or rubyjson.has_wide_float(parsed):
-        return load_bytes(Path(path).read_bytes(), shown)  # the careful path, which names the line at fault
-    return _build(parsed, shown, lambda: Path(path).read_bytes().decode("utf-8", "replace"))
+        return load_bytes(read_bytes(path), shown)  # the careful path, which names the line at fault
+    return _build(parsed, shown, lambda: read_bytes(path).decode("utf-8", "replace"))
 
 
 def load_bytes(data: bytes, path: str | None) -> Chat:
