@@ -81,7 +81,9 @@ def test_explain_json_rows(tmp_path):
         home=tmp_path,
     )
     assert r.returncode == 0, r.stderr
-    rows = json.loads(r.stdout)
+    data = json.loads(r.stdout)
+    assert list(data) == ["rows", "findings", "summary"] and data["findings"] == []
+    rows = data["rows"]
     assert [(row["index"], row["role"], row["tier"], row["reason"]) for row in rows] == [
         (0, "user", "full", "not_tool"),
         (1, "function_call", "dropped", "beyond_max"),
@@ -182,7 +184,7 @@ def test_scout_error_exit_3_prepare_prints_nothing_explain_prints_rows(tmp_path)
     assert r.stderr.strip().endswith("at line 1 column 2)") and len(r.stderr.strip().splitlines()) == 1
     r = run("explain", path, "--format", "json")
     assert r.returncode == 3
-    rows = json.loads(r.stdout)
+    rows = json.loads(r.stdout)["rows"]
     assert [row["tier"] for row in rows] == ["undecided", "error", "full"]
 
 

@@ -102,7 +102,7 @@ def test_calls_lists_one_row_per_call(capfdbinary):
 
 def test_explain_and_why_at_a_call(capfdbinary):
     code, out, _ = run(capfdbinary, "explain", DEMO, "--at", 30, "--format", "json")
-    rows = json.loads(out)
+    rows = json.loads(out)["rows"]
     assert code == 0 and len(rows) == 57 + sum(1 for r in rows if r["tier"] == "consumed")
     code, out, _ = run(capfdbinary, "why", DEMO, "reconnect_backoff_ms: 7350", "--at", 29)
     assert out.decode().splitlines()[0].endswith("the model sees every one.")

@@ -90,7 +90,7 @@ def test_sweep_formats_match_explain():
     assert [row["value"] for row in rows] == [0, 20, 40, 60]
     for row in rows[::3]:
         e = run("explain", SAMPLE, "--set", f"full_tool_outputs={row['value']}", "--format", "json")
-        tiers = [x["tier"] for x in json.loads(e.stdout)]
+        tiers = [x["tier"] for x in json.loads(e.stdout)["rows"]]
         assert row["messages"] == tiers.count("full") + tiers.count("truncated")
         assert (row["truncated"], row["dropped"]) == (tiers.count("truncated"), tiers.count("dropped"))
     csv = run("sweep", SAMPLE, "--vary", "max_tool_chars=0:300000:100000", "--format", "csv")
@@ -128,8 +128,9 @@ def test_explain_audit(tmp_path):
     assert any(f["kind"] == "repeated_call" and f["rows"] == [0, 1, 10] for f in data["audit"])
     t = run("explain", path, "--audit", *sets)
     assert "audit:" in t.stdout and "repeated_call" in t.stdout
-    plain = run("explain", path, "--format", "json", *sets)
-    assert isinstance(json.loads(plain.stdout), list)  # without --audit the JSON is unchanged
+    plain = json.loads(run("explain", path, "--format", "json", *sets).stdout)
+    assert list(plain) == ["rows", "findings", "summary"]  # --audit adds "audit", nothing else changes
+    assert plain["rows"] == data["rows"] and plain["summary"] == data["summary"]
 
 
 def test_headless_commands_never_import_textual_or_rich():

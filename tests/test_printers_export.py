@@ -8,11 +8,11 @@ import pytest
 
 from inspector.core.inspection import open_inspection
 from inspector.core.io.formats import load_chat
-from inspector.core.io.formats.scout_chat import parse
 from inspector.core.io.printers import PRINTERS
 from inspector.core.io.printers.chat import print_chat
 from inspector.core.io.printers.responses import response_items
 from inspector.core.model import Message
+from inspector.core.scout.parser import parse
 
 
 def msgs(*pairs) -> list[Message]:

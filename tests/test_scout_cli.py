@@ -36,7 +36,7 @@ def test_every_format_of_the_long_session_prepares_like_the_json_sample(name):
 
 def test_long_session_truncates_and_drops_the_early_fact():
     result = run("explain", SAMPLES / "debug_session.chat", "--format", "json")
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["rows"]
     tiers = {r["tier"] for r in rows}
     assert {"truncated", "dropped", "consumed"} <= tiers
     outputs = [r for r in rows if r["role"] == "function_call_output"]
@@ -47,7 +47,7 @@ def test_long_session_truncates_and_drops_the_early_fact():
 
 def test_explain_lists_consumed_messages_with_step_and_line_and_hazards():
     result = run("explain", SAMPLES / "directives.chat", "--format", "json")
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["rows"]
     consumed = [(r["role"], r["reason"], r["line"]) for r in rows if r["tier"] == "consumed"]
     assert ("clear", "clear", 16) in consumed and ("meta", "meta", 27) in consumed
     assert ("file", "file", 25) in consumed
@@ -55,7 +55,11 @@ def test_explain_lists_consumed_messages_with_step_and_line_and_hazards():
     out = traps.stdout.decode()
     assert "findings:\n  line 8: `[[` at line 8" in out and "  line 21: <thinking> at line 21" in out
     assert "never closes (an odd number of ``` fence lines)" in out
-    err = run("explain", SAMPLES / "traps.chat", "--format", "json").stderr.decode()
+    as_json = run("explain", SAMPLES / "traps.chat", "--format", "json")
+    findings = json.loads(as_json.stdout)["findings"]
+    assert [(f["kind"], f["line"]) for f in findings][:2] == [("square_block", 8), ("xml_block", 21)]
+    assert findings[0]["message"].startswith("`[[` at line 8") and as_json.stderr == b""
+    err = run("prepare", SAMPLES / "traps.chat").stderr.decode()  # the other commands note them on stderr
     assert "traps.chat:8: `[[` at line 8" in err and "traps.chat:21: <thinking> at line 21" in err
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.core.io.formats.scout_chat import parse
+from inspector.core.scout.parser import parse
 
 
 def rc(text: str) -> list[tuple[str, str]]:

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from . import calls, diff, explain, prepare, sweep, thresholds, why
 from .output import EXIT_OK, EXIT_SCOUT, PROG, fail, note, warn
@@ -16,7 +17,7 @@ COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff", "calls")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]  # one line, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise _Usage(message)
 
 
@@ -144,9 +145,9 @@ def _main(argv: list[str]) -> int:
         return EXIT_OK
     args = build_app_parser().parse_args(argv)
     if args.version:
-        from inspector import __version__
+        from inspector import version
 
-        print(f"{PROG} {__version__}")
+        print(f"{PROG} {version()}")
         return EXIT_OK
     return _run_app(args)
 
@@ -221,8 +222,8 @@ def _run_headless(args: argparse.Namespace) -> int:
         for warning in inspection.thresholds.warnings:
             warn(warning)
         command = INSPECTING[args.command]
-        shown_in_output = args.command == "explain" and explain.shows_findings(args)
-        for finding in () if shown_in_output else inspection.chat.findings:
+        # explain lists the loader's findings in its output, in every format; the others note them here
+        for finding in () if args.command == "explain" else inspection.chat.findings:
             _note_finding(args, finding)
         return command.run(args, inspection)
     except ScoutRaises as exc:

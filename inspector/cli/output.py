@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 from argparse import Namespace
+from collections.abc import Sequence
 from typing import Any
+
+from inspector.core.present.export import json_text
 
 PROG = "prompt-inspector"
 EXIT_OK, EXIT_USAGE, EXIT_SCOUT = 0, 2, 3
@@ -61,18 +64,10 @@ def _is_terminal() -> bool:
 
 
 def to_json(data: Any) -> str:
-    import orjson
-
-    try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
-    except TypeError:
-        # orjson stops at 64-bit integers; a threshold from a file may be any length (see settings.MAX_DIGITS)
-        import json
-
-        return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+    return json_text(data)
 
 
-def table(header: tuple[str, ...], body: list[tuple[str, ...]], right: set[int]) -> list[str]:
+def table(header: tuple[str, ...], body: Sequence[tuple[str, ...]], right: set[int]) -> list[str]:
     widths = [max([len(h), *(len(b[i]) for b in body)]) for i, h in enumerate(header)]
     return [
         "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 class InputError(Exception):
@@ -59,7 +60,7 @@ class ScoutError:
         who += ")"
         return f"{who}: scout-ai would raise {self.exception}: {self.why}"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "role": self.role,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.io.formats import load_chat
@@ -10,38 +9,54 @@ from inspector.core.model import Chat
 from inspector.core.scout import versions
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.settings import Thresholds, resolve, strategies_setting
-from inspector.core.scout.strategies import parse_spec
+from inspector.core.scout.shorten import Shortener
+from inspector.core.scout.strategies import StrategySpec, parse_spec
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 from inspector.core.scout.tool_facts import ToolFacts
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class Inspection:
-    chat: Chat
-    thresholds: Thresholds
-    strategies: object = None  # None: what the chat chose, else the scout-ai default
-    facts: ToolFacts | None = field(default=None)
-    epoch: EpochSettings | None = None  # shorten_tools_epoch's settings; None: those in self.thresholds
-    version: versions.ScoutVersion | None = None  # None: inferred from the strategies in force
-    config_strategies: str | None = None  # 2.x: prompt_strategies from scout config or PROMPT_STRATEGY
-    version_given: bool = False
-    _facts_by_shortener: dict = field(default_factory=dict)
+    __slots__ = (
+        "_facts_by_shortener",
+        "chat",
+        "config_strategies",
+        "epoch",
+        "facts",
+        "strategies",
+        "thresholds",
+        "version",
+        "version_given",
+    )
 
-    def __post_init__(self):
-        if self.version is None:
-            self.version = versions.infer(
-                _names(self.strategies if self.strategies is not None else self.chat.strategies)
-            )
-        else:
-            self.version_given = True
-        if self.facts is None:
-            self.facts = ToolFacts(self.chat.messages, self.version.shortener)
-        self._facts_by_shortener[self.facts.shortener] = self.facts
+    def __init__(
+        self,
+        chat: Chat,
+        thresholds: Thresholds,
+        strategies: StrategySpec | None = None,  # None: what the chat chose, else the version's default
+        facts: ToolFacts | None = None,
+        epoch: EpochSettings | None = None,  # shorten_tools_epoch's settings; None: those in the thresholds
+        version: versions.ScoutVersion | None = None,  # None: inferred from the strategies in force
+        config_strategies: str | None = None,  # 2.x: prompt_strategies from scout config or PROMPT_STRATEGY
+    ) -> None:
+        self.chat = chat
+        self.thresholds = thresholds
+        self.strategies = strategies
+        self.epoch = epoch
+        self.config_strategies = config_strategies
+        self.version_given = version is not None
+        self.version: versions.ScoutVersion = (
+            version
+            if version is not None
+            else versions.infer(_names(strategies if strategies is not None else chat.strategies))
+        )
+        self.facts = facts if facts is not None else ToolFacts(chat.messages, self.version.shortener)
+        self._facts_by_shortener: dict[Shortener, ToolFacts] = {self.facts.shortener: self.facts}
 
-    def version_for(self, spec) -> versions.ScoutVersion:
+    def version_for(self, spec: StrategySpec | None) -> versions.ScoutVersion:
         """The version given at start, else the earliest that has every strategy of ``spec``."""
         if self.version_given or spec is None:
-            return self.version  # type: ignore[return-value]
+            return self.version
         return versions.infer(_names(spec))
 
     def facts_for(self, version: versions.ScoutVersion) -> ToolFacts:
@@ -55,7 +70,7 @@ class Inspection:
         return f"Inspection({self.chat!r})"
 
     @property
-    def strategy_spec(self):
+    def strategy_spec(self) -> StrategySpec | None:
         """The strategies in force: --strategies, else the chat's, else (2.x) scout config / env, else None."""
         if self.strategies is not None:
             return self.strategies
@@ -65,10 +80,10 @@ class Inspection:
             return self.config_strategies
         return None
 
-    def prompt(self, thresholds: Thresholds | None = None, strategies=None) -> Prompt:
+    def prompt(self, thresholds: Thresholds | None = None, strategies: StrategySpec | None = None) -> Prompt:
         thresholds = thresholds or self.thresholds
         spec = strategies if strategies is not None else self.strategy_spec
-        epoch = self.epoch if self.epoch is not None and thresholds is self.thresholds else thresholds.epoch_settings()
+        epoch = self.epoch if self.epoch is not None and thresholds is self.thresholds else EpochSettings.of(thresholds)
         version = self.version_for(spec)
         return prepare_prompt(
             self.chat.messages,
@@ -77,14 +92,15 @@ class Inspection:
             self.facts_for(version),
             epoch,
             version,
-            thresholds.increment_settings(),
+            IncrementSettings.of(thresholds),
         )
 
 
-def _names(spec):
+def _names(spec: StrategySpec | None) -> list[str] | None:
     if spec is None or callable(spec):
         return None
-    return parse_spec(spec, validate=False)
+    names = parse_spec(spec, validate=False)
+    return None if callable(names) else names
 
 
 def open_inspection(

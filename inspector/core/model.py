@@ -15,7 +15,7 @@ class Message:
     any extra keys); output writes it back in that order, as scout-ai does.
     """
 
-    fields: dict
+    fields: dict[str, Any]
     line: int | None = None  # first source line (1-based), when the format has lines
     end_line: int | None = None
     source: str | None = None  # the file it came from, when not the chat itself (imports)
@@ -29,7 +29,7 @@ class Message:
         return self.fields.get("content")
 
     @property
-    def extra(self) -> dict:
+    def extra(self) -> dict[str, Any]:
         return {k: v for k, v in self.fields.items() if k not in ("role", "content")}
 
     def with_content(self, content: Any) -> Message:
@@ -38,7 +38,9 @@ class Message:
         return Message(fields, self.line, self.end_line, self.source)
 
     @classmethod
-    def make(cls, role: str, content: Any, line: int | None = None, end_line: int | None = None, **extra) -> Message:
+    def make(
+        cls, role: str, content: Any, line: int | None = None, end_line: int | None = None, **extra: Any
+    ) -> Message:
         return cls({"role": role, "content": content, **extra}, line, end_line)
 
 
@@ -52,7 +54,7 @@ class Finding:
     swallowed: int = 0  # header-like lines taken into content by a hazard
     indices: tuple[int, ...] = ()
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "message": self.message,

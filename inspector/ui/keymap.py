@@ -5,9 +5,10 @@ Keeping one table means a new action cannot be bound but missing from help or th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,6 @@ OTHER_KEYS = (
 )
 
 
-def bindings(actions) -> list[Binding]:
+def bindings(actions: Iterable[Action]) -> list[BindingType]:
     # ctrl+q is Textual's own priority quit binding; ``q`` is ours, so typing q in an input stays text
     return [Binding(a.keys, a.action, a.title, show=a.show, id=a.action.split("(")[0]) for a in actions]

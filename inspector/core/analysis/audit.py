@@ -21,16 +21,18 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from inspector.core.analysis.trace import row_numbers, row_of_message
 from inspector.core.analysis.visibility import kept_ranges
 from inspector.core.inspection import Inspection
-from inspector.core.present.explain_report import tool_identity
+from inspector.core.numbering import RowNumbers
 from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.strategies import parse_spec
-from inspector.core.scout.tool_facts import CALL, OUTPUT
+from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
+from inspector.core.scout.tool_facts import CALL, OUTPUT, tool_identity
 
 PREFIX_REPLANS = 400  # repeated calls checked against the prompt of their time; later ones use the final prompt
 REMOVING_STEPS = ("clear", "previous_response_id")
@@ -50,7 +52,7 @@ class AuditFinding:
     messages: tuple[int | None, ...]  # prompt message index of each (None: a consumed message)
     line: int | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "message": self.message,
@@ -101,14 +103,14 @@ class _Tools:
             self.call_of[index] = call
 
 
-def _canonical(arguments) -> str:
+def _canonical(arguments: Any) -> str:
     try:
         return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return repr(arguments)
 
 
-def _batch_start(messages, index: int) -> int:
+def _batch_start(messages: Any, index: int) -> int:
     """The first call of the model turn that produced ``index`` (parallel calls come together)."""
     while index > 0 and messages[index - 1].fields.get("role") == "function_call":
         index -= 1
@@ -117,14 +119,14 @@ def _batch_start(messages, index: int) -> int:
 
 def audit(inspection: Inspection, prompt: Prompt | None = None) -> list[AuditFinding]:
     prompt = prompt or inspection.prompt()
-    befores, order = row_numbers(inspection)
+    numbers = RowNumbers.of(inspection.chat)
     tools = _Tools(inspection)
     findings: list[AuditFinding] = []
-    findings += _repeated_calls(inspection, prompt, tools, befores)
-    findings += _split_pairs(inspection, prompt, tools, befores)
-    findings += _cut_errors(inspection, prompt, befores)
-    findings += _consumed(inspection, order)
-    findings += _loader(inspection, befores)
+    findings += _repeated_calls(inspection, prompt, tools, numbers)
+    findings += _split_pairs(inspection, prompt, tools, numbers)
+    findings += _cut_errors(inspection, prompt, numbers)
+    findings += _consumed(inspection, numbers)
+    findings += _loader(inspection, numbers)
     findings.sort(key=lambda f: (f.rows[0] if f.rows else -1, f.kind))
     return findings
 
@@ -134,11 +136,11 @@ def _name(tools: _Tools, index: int) -> str:
     return str(name) if name is not None else "?"
 
 
-def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befores) -> list[AuditFinding]:
+def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers) -> list[AuditFinding]:
     messages = inspection.chat.messages
     spec = parse_spec(inspection.strategy_spec, inspection.version.default, validate=False)
     values = inspection.thresholds.as_tuple()
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     prefix_prompts: dict[int, Prompt] = {}
     out = []
     for call in tools.calls:
@@ -158,9 +160,9 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befor
                 messages[:start],
                 spec,
                 values,
-                epoch=inspection.thresholds.epoch_settings(),
+                epoch=EpochSettings.of(inspection.thresholds),
                 version=inspection.version_for(spec),
-                increment_settings=inspection.thresholds.increment_settings(),
+                increment_settings=IncrementSettings.of(inspection.thresholds),
             )
             prefix_prompts[start] = then
         when = "in the prompt it was sent before the repeat" if then is not None else "in the final prompt"
@@ -173,7 +175,7 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, befor
                 "repeated_call",
                 f"message {call} repeats the {_name(tools, call)} call of message {earlier} with the same arguments; "
                 f"the earlier result (message {answer}) was {tier} {when}",
-                tuple(row_of_message(befores, i) for i in involved),
+                tuple(numbers.row_of_message(i) for i in involved),
                 involved,
                 inspection.chat.line_of(call),
             )
@@ -185,7 +187,7 @@ def _sent(prompt: Prompt, index: int) -> bool:
     return prompt.tier_of(index) in (d.FULL, d.TRUNCATED)
 
 
-def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, befores) -> list[AuditFinding]:
+def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers) -> list[AuditFinding]:
     if prompt.error is not None:
         return []  # nothing is sent at all; the error itself is the finding
     out = []
@@ -208,7 +210,7 @@ def _split_pairs(inspection: Inspection, prompt: Prompt, tools: _Tools, befores)
         involved = (call, answer)
         out.append(
             AuditFinding(
-                kind, text, tuple(row_of_message(befores, i) for i in involved), involved, inspection.chat.line_of(call)
+                kind, text, tuple(numbers.row_of_message(i) for i in involved), involved, inspection.chat.line_of(call)
             )
         )
     return out
@@ -222,7 +224,7 @@ def error_ends(text: str) -> list[tuple[int, int]]:
     return sorted(set(spans))
 
 
-def _cut_errors(inspection: Inspection, prompt: Prompt, befores) -> list[AuditFinding]:
+def _cut_errors(inspection: Inspection, prompt: Prompt, numbers: RowNumbers) -> list[AuditFinding]:
     if prompt.error is not None:
         return []
     facts = inspection.facts
@@ -258,7 +260,7 @@ def _cut_errors(inspection: Inspection, prompt: Prompt, befores) -> list[AuditFi
                 "cut_error",
                 f"the {name} output (message {index}) is truncated and the cut (characters {head:,}-{tail:,} of "
                 f"{len(original):,}) removed the end of {len(lost)} error report(s); first: {first!r}",
-                (row_of_message(befores, index),),
+                (numbers.row_of_message(index),),
                 (index,),
                 inspection.chat.line_of(index),
             )
@@ -266,18 +268,18 @@ def _cut_errors(inspection: Inspection, prompt: Prompt, befores) -> list[AuditFi
     return out
 
 
-def _consumed(inspection: Inspection, order: list[int]) -> list[AuditFinding]:
+def _consumed(inspection: Inspection, numbers: RowNumbers) -> list[AuditFinding]:
     consumed = inspection.chat.consumed
     groups: dict[tuple[str, int], list[tuple[int, int]]] = {}
-    for rank, k in enumerate(order):
+    for rank, k in enumerate(numbers.consumed_order):
         item = consumed[k]
         # the directive line itself is not an earlier turn (a plain previous_response_id is just removed)
         if item.step in REMOVING_STEPS and item.message.fields.get("role") not in REMOVING_STEPS:
-            groups.setdefault((item.step, item.before), []).append((item.before + rank, k))
+            groups.setdefault((item.step, item.before), []).append((numbers.row_of_consumed(rank), k))
     out = []
     for (step, _before), items in groups.items():
         rows = tuple(row for row, _ in items)
-        lines = [consumed[k].message.line for _, k in items if consumed[k].message.line]
+        lines = [line for _, k in items if (line := consumed[k].message.line)]
         span = f" (lines {min(lines)}-{max(lines)})" if lines else ""
         what = "a clear" if step == "clear" else "previous_response_id"
         out.append(
@@ -293,7 +295,7 @@ def _consumed(inspection: Inspection, order: list[int]) -> list[AuditFinding]:
     return out
 
 
-def _loader(inspection: Inspection, befores) -> list[AuditFinding]:
+def _loader(inspection: Inspection, numbers: RowNumbers) -> list[AuditFinding]:
     out = []
     for finding in inspection.chat.findings:
         indices = tuple(i for i in finding.indices if 0 <= i < len(inspection.chat.messages))
@@ -301,7 +303,7 @@ def _loader(inspection: Inspection, befores) -> list[AuditFinding]:
             AuditFinding(
                 f"loader_{finding.kind}",
                 finding.message,
-                tuple(row_of_message(befores, i) for i in indices),
+                tuple(numbers.row_of_message(i) for i in indices),
                 indices,
                 finding.line,
             )

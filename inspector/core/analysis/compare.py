@@ -7,12 +7,13 @@ differs are looked at, since the same state means the same visible text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.core.analysis.replan import Replanner
-from inspector.core.analysis.trace import row_numbers, row_of_message
 from inspector.core.inspection import Inspection
-from inspector.core.present.explain_report import tool_identity
+from inspector.core.numbering import RowNumbers
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS, Thresholds
@@ -36,7 +37,7 @@ class Change:
     def delta(self) -> int:
         return self.chars_b - self.chars_a
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "index": self.row,
             "message": self.message,
@@ -62,7 +63,7 @@ class Comparison:
     def changed_keys(self) -> list[str]:
         return [k for k in KEYS if self.a[k] != self.b[k]]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "a": self.a.as_ints(),
             "b": self.b.as_ints(),
@@ -72,7 +73,7 @@ class Comparison:
         }
 
 
-def _sent(prompt: Prompt, index: int):
+def _sent(prompt: Prompt, index: int) -> Any:
     return None if prompt.error is not None else prompt.visible_content(index)
 
 
@@ -81,23 +82,23 @@ def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Rep
     pa, pb = rp.prompt(a.as_tuple()), rp.prompt(b.as_tuple())
     result = Comparison(a, b, totals_a=pa.totals(), totals_b=pb.totals())
     facts = inspection.facts
-    if rp.fast and pa.error is None and pb.error is None:
+    candidates: Iterable[int]
+    if rp.fast and pa.plan is not None and pb.plan is not None and pa.error is None and pb.error is None:
         sa, sb = pa.plan.state, pb.plan.state
         candidates = sorted(facts.order[p] for p in range(len(sa)) if sa[p] != sb[p])
     else:
         candidates = range(len(inspection.chat.messages))
-    befores, _ = row_numbers(inspection)
+    numbers = RowNumbers.of(inspection.chat)
     for index in candidates:
         tier_a, tier_b = pa.tier_of(index), pb.tier_of(index)
         va, vb = _sent(pa, index), _sent(pb, index)
         if tier_a == tier_b and (va is vb or va == vb):
             continue
-        p = facts.position.get(index)
-        name, ident = tool_identity(facts.parsed[p]) if p is not None else (None, None)
+        name, ident = facts.identity(index)
         message = inspection.chat.messages[index]
         result.changes.append(
             Change(
-                row_of_message(befores, index),
+                numbers.row_of_message(index),
                 index,
                 message.fields.get("role"),
                 name,

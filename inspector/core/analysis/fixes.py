@@ -22,6 +22,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.core.analysis.replan import Replanner, output_count, prompt_chars
 from inspector.core.analysis.trace import Occurrence, Trace
@@ -51,7 +52,7 @@ class Fix:
     tier: d.Tier  # the message's tier with the fix applied
     holds_to: int | None  # the fix works for every value from `value` to this one; None: and every value beyond
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "key": self.key,
             "value": self.value,
@@ -95,7 +96,8 @@ class _Target:
     """Is one occurrence visible under a given plan? Cheap: a state lookup on the fast path."""
 
     def __init__(self, inspection: Inspection, occurrence: Occurrence):
-        self.index = occurrence.message
+        assert occurrence.message is not None  # fixes are looked for in messages the strategies see
+        self.index: int = occurrence.message
         self.spot = occurrence.spot
         self.content = inspection.chat.messages[self.index].fields.get("content")
         self.facts = inspection.facts
@@ -151,6 +153,7 @@ def _budget_up(rp: Replanner, key: str, current: int, limit: int) -> Iterator[tu
     budget = max(current, 0)  # every budget <= 0 plans the same (no total is below it)
     prompt = rp.at(key, budget)
     while True:
+        assert prompt.plan is not None  # budget walks run on the shorten_tools fast path only
         totals = prompt.plan.chars_before  # non-decreasing along the walk
         i = bisect_left(totals, budget, 0, limit)
         if i >= limit:
@@ -166,6 +169,7 @@ def _budget_down(rp: Replanner, key: str, current: int, limit: int) -> Iterator[
         return
     prompt = rp.at(key, budget)
     while True:
+        assert prompt.plan is not None  # budget walks run on the shorten_tools fast path only
         totals = prompt.plan.chars_before
         i = bisect_left(totals, budget, 0, limit)
         if i == 0:

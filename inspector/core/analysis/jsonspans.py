@@ -9,6 +9,7 @@ offset in the raw text; no JSON library reports positions, hence this scanner.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 _WS = " \t\n\r"
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -101,7 +102,7 @@ class _Scanner:
             out.append(chr(unit))
             offsets.append(j)
 
-    def value(self, depth: int = 0):
+    def value(self, depth: int = 0) -> Any:
         """Skip one value; return ("str", token) for strings, ("obj", members) for objects, else None."""
         if depth > 200:
             raise _Bad
@@ -130,9 +131,9 @@ class _Scanner:
         self.i = i
         return None
 
-    def members(self, depth: int) -> dict:
+    def members(self, depth: int) -> dict[str, Any]:
         self.expect("{")
-        members: dict = {}
+        members: dict[str, Any] = {}
         if self.peek() == "}":
             self.i += 1
             return members
@@ -156,7 +157,7 @@ def _hex(text: str, at: int) -> int:
     return int(digits, 16)
 
 
-def shortenable_spans(raw: str, kind: str, parsed: dict) -> list[StringSpan] | None:
+def shortenable_spans(raw: str, kind: str, parsed: dict[str, Any]) -> list[StringSpan] | None:
     """The strings of a tool message that shortening may cut, with their raw positions.
 
     ``kind`` is "call" or "output"; ``parsed`` is the message's parsed content, used
@@ -190,12 +191,12 @@ def shortenable_spans(raw: str, kind: str, parsed: dict) -> list[StringSpan] | N
     return spans
 
 
-def _span(field: str, token) -> StringSpan:
+def _span(field: str, token: Any) -> StringSpan:
     start, end, value, offsets = token
     return StringSpan(field, start, end, value, tuple(offsets))
 
 
-def field_value(parsed, field: str):
+def field_value(parsed: Any, field: str) -> Any:
     """The decoded value of ``field`` ("content" or "arguments.KEY") in a parsed tool message."""
     if not isinstance(parsed, dict):
         return None
@@ -207,7 +208,7 @@ def field_value(parsed, field: str):
     return None
 
 
-def decoded_fields(parsed, kind: str) -> list[tuple[str, str]]:
+def decoded_fields(parsed: Any, kind: str) -> list[tuple[str, str]]:
     """(field, value) for each string shortening may cut, from the parsed message alone."""
     if not isinstance(parsed, dict):
         return []

@@ -7,11 +7,15 @@ that max_tool_outputs follows max_tool_calls unless it is set itself.
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.settings import KEYS, Source, Thresholds
 from inspector.core.scout.strategies import parse_spec
+from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 
 CACHE_CELLS = 4_000_000  # plans kept x tool messages: each plan holds a byte and a counter per tool message
 
@@ -23,7 +27,7 @@ class Replanner:
         self.spec = parse_spec(inspection.strategy_spec, inspection.version.default, validate=False)
         # the fast path: the plan alone decides every message, and exposes its counters
         self.fast = self.spec == ["shorten_tools"]
-        self._cache: dict[tuple, Prompt] = {}
+        self._cache: dict[tuple[Any, ...], Prompt] = {}
 
     def rebased(self, base: Thresholds) -> Replanner:
         """The same chat and plan cache around other thresholds in force (the app re-bases on every edit).
@@ -53,9 +57,9 @@ class Replanner:
                 self.spec,
                 values,
                 inspection.facts_for(version),
-                base.epoch_settings(),
+                EpochSettings.of(base),
                 version,
-                base.increment_settings(),
+                IncrementSettings.of(base),
             )
             if cache:
                 limit = max(16, CACHE_CELLS // max(1, len(inspection.facts.order)))
@@ -77,7 +81,8 @@ def prompt_chars(prompt: Prompt) -> int:
         return 0
     plan = prompt.plan
     if plan is not None:
-        return plan.facts.nontool_chars() + plan.tool_chars_after
+        chars: int = plan.facts.nontool_chars() + plan.tool_chars_after
+        return chars
     return prompt.totals().chars_after
 
 

@@ -7,6 +7,7 @@ edited; each row matches what `explain --set KEY=VALUE` reports for that value.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from inspector.core.analysis.replan import Replanner, output_count, parse_value, prompt_chars
 from inspector.core.errors import UsageError
@@ -28,7 +29,7 @@ class SweepRow:
     tokens: int  # an estimate: characters / 4
     error: str | None = None  # what scout-ai raises at this value
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "value": self.value,
             "messages": self.messages,

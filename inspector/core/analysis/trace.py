@@ -11,17 +11,19 @@ and a hit found both ways is reported once.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.core.analysis.jsonspans import StringSpan, decoded_fields, shortenable_spans
 from inspector.core.analysis.visibility import Spot, kept_ranges, survives
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.present.explain_report import tool_identity
+from inspector.core.numbering import RowNumbers
 from inspector.core.present.wording import describe, describe_consumed
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
+from inspector.core.scout.roles import ToolKind, tool_kind
+from inspector.core.scout.tool_facts import KIND_OF_CODE
 
 CONTEXT = 40  # characters shown either side of a hit
 
@@ -48,7 +50,7 @@ class Occurrence:
     def field(self) -> str:
         return self.spot.field
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "index": self.row,
             "message": self.message,
@@ -108,7 +110,7 @@ class Trace:
         return f"{shown}: {where}; the model sees none of them."
 
 
-def compile_pattern(text: str, regex: bool = False, ignore_case: bool = False) -> re.Pattern:
+def compile_pattern(text: str, regex: bool = False, ignore_case: bool = False) -> re.Pattern[str]:
     if not text:
         raise UsageError("the text to trace is empty")
     flags = re.IGNORECASE if ignore_case else 0
@@ -118,7 +120,7 @@ def compile_pattern(text: str, regex: bool = False, ignore_case: bool = False) -
         raise UsageError(f"bad --regex {text!r}: {exc}") from None
 
 
-def _hits(pattern: re.Pattern, text: str) -> list[tuple[int, int]]:
+def _hits(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start()]
 
 
@@ -128,7 +130,9 @@ def _context(text: str, start: int, end: int) -> str:
     return ("…" if left else "") + text[left:right] + ("…" if right < len(text) else "")
 
 
-def spots_in(pattern: re.Pattern, content, parsed, kind: str) -> list[tuple[Spot, int | None, int | None, str]]:
+def spots_in(
+    pattern: re.Pattern[str], content: Any, parsed: Any, kind: str
+) -> list[tuple[Spot, int | None, int | None, str]]:
     """(spot, raw start, raw end, context) for each hit in one message's content."""
     if not isinstance(content, str):
         return []
@@ -143,8 +147,10 @@ def spots_in(pattern: re.Pattern, content, parsed, kind: str) -> list[tuple[Spot
     for name, value in fields:
         span = by_field.get(name)
         for a, b in _hits(pattern, value):
-            ra, rb = span.raw_range(a, b) if span else (None, None)
+            ra: int | None = None
+            rb: int | None = None
             if span:
+                ra, rb = span.raw_range(a, b)
                 claimed.append((ra, rb))
             out.append((Spot(name, a, b, value[a:b]), ra, rb, _context(value, a, b)))
     for ra, rb in raw_hits:
@@ -164,17 +170,6 @@ def spots_in(pattern: re.Pattern, content, parsed, kind: str) -> list[tuple[Spot
     return out
 
 
-def row_numbers(inspection: Inspection) -> tuple[list[int], list[int]]:
-    """Sorted `before` of the consumed items, and their order: enough to number rows as explain does."""
-    consumed = inspection.chat.consumed
-    order = sorted(range(len(consumed)), key=lambda k: consumed[k].before)
-    return [consumed[k].before for k in order], order
-
-
-def row_of_message(befores: list[int], index: int) -> int:
-    return index + bisect_right(befores, index)
-
-
 def trace(
     inspection: Inspection, text: str, *, regex: bool = False, ignore_case: bool = False, prompt: Prompt | None = None
 ) -> Trace:
@@ -184,7 +179,7 @@ def trace(
     chat, facts = inspection.chat, inspection.facts
     result = Trace(text, regex, ignore_case, error=prompt.error.describe() if prompt.error else None)
     values = inspection.thresholds
-    befores, order = row_numbers(inspection)
+    numbers = RowNumbers.of(chat)
     for index, message in enumerate(chat.messages):
         content = message.fields.get("content")
         if not isinstance(content, str) or (
@@ -193,11 +188,11 @@ def trace(
             continue
         p = facts.position.get(index)
         parsed = facts.parsed[p] if p is not None else None
-        kind = _kind(message)
+        kind = tool_kind(message.fields.get("role"))
         hits = spots_in(pattern, content, parsed, kind)
         if not hits:
             continue
-        name, ident = tool_identity(parsed)
+        name, ident = facts.identity(index)
         dec = prompt.decision(index)
         visible_content = prompt.visible_content(index) if prompt.error is None else None
         for spot, ra, rb, context in hits:
@@ -205,7 +200,7 @@ def trace(
             why = _why(dec, values, prompt, spot, content, visible_content, visible)
             result.occurrences.append(
                 Occurrence(
-                    row_of_message(befores, index),
+                    numbers.row_of_message(index),
                     index,
                     None,
                     message.fields.get("role"),
@@ -222,10 +217,10 @@ def trace(
                     context,
                 )
             )
-    for rank, k in enumerate(order):
+    for rank, k in enumerate(numbers.consumed_order):
         item = chat.consumed[k]
         content = item.message.fields.get("content")
-        row = item.before + rank  # consumed items stand before message `before`, after earlier consumed ones
+        row = numbers.row_of_consumed(rank)
         for spot, ra, rb, context in spots_in(pattern, content, None, ""):
             result.occurrences.append(
                 Occurrence(
@@ -250,21 +245,18 @@ def trace(
     return result
 
 
-def _decoded_may_hit(pattern: re.Pattern, facts, index: int) -> bool:
+def _decoded_may_hit(pattern: re.Pattern[str], facts: Any, index: int) -> bool:
     """A raw miss can still be a decoded hit (an escaped quote, newline or \\u sequence)."""
     p = facts.position.get(index)
     if p is None:
         return False
-    kind = "output" if facts.kinds[p] == 1 else "call" if facts.kinds[p] == 0 else ""
+    kind = KIND_OF_CODE.get(facts.kinds[p], ToolKind.NONE)
     return any(pattern.search(value) for _, value in decoded_fields(facts.parsed[p], kind))
 
 
-def _kind(message) -> str:
-    role = message.fields.get("role")
-    return "call" if role == "function_call" else "output" if role == "function_call_output" else ""
-
-
-def _why(dec: d.Decision, values, prompt: Prompt, spot: Spot, content, visible_content, visible: bool) -> str:
+def _why(
+    dec: d.Decision, values: Any, prompt: Prompt, spot: Spot, content: Any, visible_content: Any, visible: bool
+) -> str:
     rule = describe(dec, values)
     if prompt.error is not None and dec.tier not in (d.ERROR, d.UNDECIDED):
         return f"{rule}; but scout-ai raises on message {prompt.error.index}, so nothing is sent"

@@ -10,6 +10,7 @@ the answer disagree with what is sent.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from inspector.core.analysis.jsonspans import field_value
 from inspector.core.ruby.json import RubyJSONError, parse
@@ -45,7 +46,7 @@ def kept_ranges(original: str, shortened: str) -> tuple[int, int] | None:
     return len(head), len(original) - len(tail)
 
 
-def survives(spot: Spot, original_content, visible_content) -> bool:
+def survives(spot: Spot, original_content: Any, visible_content: Any) -> bool:
     """True when the occurrence at ``spot`` is in ``visible_content`` (None: the message is not sent)."""
     if visible_content is None:
         return False

@@ -9,6 +9,7 @@ without one (or a meta record followed by no response) is reported as a finding.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -27,7 +28,7 @@ class Call:
     tools: tuple[str, ...]  # the tools the response called, in order
 
 
-def _role(message: Message):
+def _role(message: Message) -> Any:
     return message.fields.get("role")
 
 

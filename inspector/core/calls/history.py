@@ -5,7 +5,7 @@ depends on what came before: clear, option and config lines); for the JSON forma
 cut. Stepping through calls of a large chat must be fast, so the work is shared where that is exact:
 
 - the whole file is parsed once; the parse of a cut file is replayed from a snapshot of the parser
-  (``scout_chat.Marked``), or the cut bytes are really re-loaded when it cannot be replayed;
+  (``Marked``), or the cut bytes are really re-loaded when it cannot be replayed;
 - when the cut chat's messages are the first messages of the whole chat (pre-processing took nothing
   back), its tool facts are the whole chat's, re-based, so no tool JSON is parsed again;
 - thresholds are resolved again only when the cut chat's own config lines differ.
@@ -17,13 +17,16 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 from inspector.core.calls.find import Call, find_calls
 from inspector.core.errors import InputError
 from inspector.core.inspection import Inspection, inspect_chat
-from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, read_bytes, scout_chat
+from inspector.core.io.files import read_chat_bytes
+from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, scout_chat
 from inspector.core.model import Chat, Finding, Message
-from inspector.core.scout.preprocess import WORKFLOW_ROLES, Item, _previous_response, _Work
+from inspector.core.scout.parser import Marked
+from inspector.core.scout.preprocess import WORKFLOW_ROLES, previous_response_findings
 from inspector.core.scout.roles import unknown_role_findings
 from inspector.core.scout.settings import resolve
 
@@ -51,7 +54,7 @@ class ChatHistory:
         self.strategies = strategies
         self.env = env
         self.config_files = config_files
-        self.marked: scout_chat.Marked | None = None
+        self.marked: Marked | None = None
         self.data = data
         chat = self._load_whole()
         self.whole: Inspection = inspect_chat(
@@ -88,14 +91,14 @@ class ChatHistory:
         if self.data is None and self.input_format in (None, "json") and _large_json(self.path):
             return load_chat(self.path, self.input_format)  # a large JSON array is parsed from a memory map
         if self.data is None:
-            self.data = read_bytes(self.path)
+            self.data = read_chat_bytes(self.path)
         data = self.data
         if self.input_format is not None and self.input_format not in FORMATS:
             return load_data(data, self.path, self.input_format)  # its error message
         if self._is_scout(data):
             text, bad = decode(data)
             if not bad:  # an invalid UTF-8 file is repaired as a whole: its cuts are re-loaded instead
-                self.marked = scout_chat.Marked(text)
+                self.marked = Marked(text)
                 chat = scout_chat.load_parsed(self.marked.parsed, self.path)
                 chat.format = scout_chat.NAME
                 chat.findings.extend(unknown_role_findings(chat.messages, True))
@@ -147,7 +150,7 @@ class ChatHistory:
     def cut_bytes(self, number: int) -> bytes:
         """The chat file as it stood before call ``number`` (scout chats; JSON formats cut the list instead)."""
         if self.data is None:
-            self.data = read_bytes(self.path)
+            self.data = read_chat_bytes(self.path)
         line = self.call(number).line
         if line is None:
             raise ValueError("only a chat with source lines can be cut as a file")
@@ -161,7 +164,7 @@ class ChatHistory:
             self._line_starts = starts
         return self._line_starts[line - 1]
 
-    def _plain_cut(self, call: Call, parsed) -> Chat | None:
+    def _plain_cut(self, call: Call, parsed: Any) -> Chat | None:
         start = call.start
         if len(parsed.messages) != start:
             return None  # the cut parse ends differently (an empty message the whole file does not have)
@@ -250,16 +253,12 @@ NOT_PLAIN = frozenset(
 )
 
 
-def _plain_cut_chat(whole: Chat, source: list[Message], parsed, start: int, count: int) -> Chat:
+def _plain_cut_chat(whole: Chat, source: list[Message], parsed: Any, start: int, count: int) -> Chat:
     """The cut chat of a plain scout chat, from the whole chat's lists (``count`` prompt messages)."""
     messages = whole.messages[:count]
     consumed = [c for c in whole.consumed if c.before <= count]
     chat = Chat(messages, path=whole.path, format=whole.format, findings=list(parsed.findings), consumed=consumed)
-    ids = [Item((i,), m) for i, m in enumerate(source[:start]) if m.fields.get("role") == "previous_response_id"]
-    if ids:
-        work = _Work(whole.path)
-        _previous_response(ids, work, Chat([]))
-        chat.findings.extend(work.findings)
+    chat.findings.extend(previous_response_findings(source[:start], whole.path))
     chat.findings.extend(unknown_role_findings(messages, True))
     return chat
 
@@ -306,7 +305,7 @@ def _large_json(path: str) -> bool:
     return detect(head.decode("utf-8", "ignore"), path) != scout_chat.NAME
 
 
-def _same(whole: Inspection) -> dict:
+def _same(whole: Inspection) -> dict[str, Any]:
     """The scout-ai version and config strategy list of the whole chat, for a chat cut at a call."""
     return {
         "version": whole.version if whole.version_given else None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.core.analysis.trace import Occurrence, trace
 from inspector.core.analysis.visibility import survives
@@ -29,7 +30,7 @@ class Span:
     tier: str
     visible: bool  # the text (or, for a message timeline, the message) was in what the model was sent
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {"from": self.first, "to": self.last, "tier": self.tier, "visible": self.visible}
 
 
@@ -104,20 +105,22 @@ def text_timelines(
     occurrences = [o for o in result.occurrences if o.message is not None]
     lines = []
     for occurrence in occurrences:
-        line = message_tiers(history, occurrence.message)
-        content = whole.chat.messages[occurrence.message].fields.get("content")
+        index = occurrence.message
+        assert index is not None  # consumed occurrences were left out above
+        line = message_tiers(history, index)
+        content = whole.chat.messages[index].fields.get("content")
         cut_keeps: bool | None = None
         for k, tier in enumerate(line.tiers):
             if tier != d.TRUNCATED:
                 continue
             if cut_keeps is None:  # the shortened text is the same at every call: test it once
-                cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, occurrence.message))
+                cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, index))
             line.visible[k] = cut_keeps
         lines.append(line)
     return occurrences, lines
 
 
-def _shortened(facts: ToolFacts, index: int):
+def _shortened(facts: ToolFacts, index: int) -> Any:
     p = facts.position.get(index)
     return facts.shortened_text(p) if p is not None else None
 
@@ -143,11 +146,11 @@ def _tier_slow(history: ChatHistory, number: int, index: int) -> str:
     return d.CONSUMED if at is None else history.at(number).prompt().tier_of(at)
 
 
-def _same(a, b) -> bool:
+def _same(a: Any, b: Any) -> bool:
     return a.line == b.line and a.source == b.source and a.line is not None and a.fields == b.fields
 
 
-def _fast_walker(history: ChatHistory):
+def _fast_walker(history: ChatHistory) -> Any:
     """A function (call, index) -> tier when every cut chat is a prefix under the same plain shorten_tools."""
     whole = history.whole
     if whole.facts is None or parse_spec(whole.strategy_spec) != ["shorten_tools"]:
@@ -178,10 +181,11 @@ def tier_in_prefix(facts: ToolFacts, count: int, index: int, thresholds: tuple[i
         # a message outside the walk is sent unless scout-ai raises on an older tool message
         failed = _walk(facts, s, None, thresholds)
         return d.UNDECIDED if failed is not None and index < facts.order[failed] else d.FULL
-    return _walk(facts, s, q, thresholds)
+    tier: str = _walk(facts, s, q, thresholds)
+    return tier
 
 
-def _walk(facts: ToolFacts, s: int, q: int | None, thresholds):
+def _walk(facts: ToolFacts, s: int, q: int | None, thresholds: Any) -> Any:
     """The tier at whole position ``q`` in the cut chat whose tool positions start at ``s``; with ``q``
     None, the whole position where scout-ai raises (None when it does not)."""
     stop_whole = min((p for p in facts.failures if p >= s), default=len(facts.order))

@@ -14,8 +14,10 @@ import signal
 import stat
 import tempfile
 import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, NoReturn
 
 from inspector.core.errors import InputError
 
@@ -33,7 +35,7 @@ def _is_alias(path: Path) -> bool:
     return text.startswith(("/dev/", "/proc/"))
 
 
-def write_atomic(target: str | Path, data: bytes, protect: list[str | Path] = ()) -> Path:
+def write_atomic(target: str | Path, data: bytes, protect: Sequence[str | Path] = ()) -> Path:
     """Write ``data`` to ``target`` (see the module docstring); refuse to replace any file in ``protect``."""
     target = Path(target)
     try:
@@ -98,7 +100,7 @@ _SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasa
 
 
 @contextmanager
-def _cleanup_on_signals():
+def _cleanup_on_signals() -> Iterator[list[str]]:
     """Yield a list to hold the temporary file's name; it is removed on any exit, signals included.
 
     Ctrl-C already raises KeyboardInterrupt; SIGTERM and SIGHUP would end the process without
@@ -106,7 +108,7 @@ def _cleanup_on_signals():
     (Signal handlers can only be set from the main thread; elsewhere the default stays.)
     """
     holder: list[str] = []
-    previous = {}
+    previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for signum in _SIGNALS:
             try:
@@ -128,5 +130,5 @@ def _cleanup_on_signals():
                 pass
 
 
-def _raise_interrupted(signum, frame):
+def _raise_interrupted(signum: int, frame: object) -> NoReturn:
     raise Interrupted(signum)

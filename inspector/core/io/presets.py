@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 from pathlib import Path
+from typing import Any
 
 from inspector.core.io.atomic import write_atomic
 from inspector.core.io.files import PRESETS_LIMIT, Refused, read_regular
@@ -28,7 +29,7 @@ def presets_path() -> Path:
     return user_config_path(APP_NAME) / FILE_NAME
 
 
-def load_presets(path: Path | None = None) -> dict[str, dict]:
+def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
     """name -> {"thresholds": {key: int}, "strategies": str | None}; {} when there is no file."""
     path = presets_path() if path is None else path
     try:
@@ -46,7 +47,7 @@ def load_presets(path: Path | None = None) -> dict[str, dict]:
     presets = data.get("presets") if isinstance(data, dict) else None
     if not isinstance(presets, dict):
         raise PresetsError(f'{path}: expected an object with a "presets" object; left untouched')
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, entry in presets.items():
         values = entry.get("thresholds") if isinstance(entry, dict) else None
         if not isinstance(values, dict) or not all(isinstance(values.get(k), int) for k in KEYS):
@@ -59,7 +60,7 @@ def load_presets(path: Path | None = None) -> dict[str, dict]:
     return out
 
 
-def _write(presets: dict[str, dict], path: Path) -> Path:
+def _write(presets: dict[str, dict[str, Any]], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"version": 1, "presets": presets}
     return write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

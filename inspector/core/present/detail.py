@@ -7,6 +7,7 @@ has to put it in a read-only text area.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from inspector.core.present.rows import RowModel, content_text
 from inspector.core.present.sanitize import display_text
@@ -19,7 +20,7 @@ from inspector.core.scout.settings import Thresholds
 RULE = "─" * 8
 
 
-def pretty(content) -> str:
+def pretty(content: Any) -> str:
     """JSON pretty-printed where it is JSON; a long string field is shown unescaped after it."""
     if content is None:
         return "(no content)"
@@ -63,6 +64,7 @@ def detail_text(rows: RowModel, prompt: Prompt, thresholds: Thresholds, row: int
         head[0] += f"  line {message.line}"
     if index is None:
         item = rows.consumed_item(row)
+        assert item is not None  # a row is a message or a consumed item
         head.append(describe_consumed(item.step, item.reason))
         visible = None
         tier = d.CONSUMED

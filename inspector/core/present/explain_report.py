@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from inspector.core.analysis.audit import AuditFinding
 from inspector.core.inspection import Inspection
 from inspector.core.model import Consumed
+from inspector.core.numbering import RowNumbers
+from inspector.core.present.sanitize import one_line
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.tool_facts import chars_of
 from inspector.core.scout.totals import Totals
 
 COLUMNS = ("index", "role", "name", "id", "tier", "reason", "original_chars", "visible_chars")
-
-
-def tool_identity(parsed) -> tuple[object, object]:
-    """Tool name and id of a parsed call/output, old shapes included."""
-    if not isinstance(parsed, dict):
-        return None, None
-    name = parsed.get("name")
-    function = parsed.get("function")
-    if name is None and isinstance(function, dict):
-        name = function.get("name")
-    ident = parsed.get("id")
-    if ident is None:
-        ident = parsed.get("call_id")
-    return name, ident
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,17 +61,14 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[ExplainRow]:
     """Rows in original order: consumed messages stand where they were in the file."""
     chat = inspection.chat
     facts = inspection.facts
-    consumed = sorted(chat.consumed, key=lambda c: c.before)
     rows: list[ExplainRow] = []
-    pending = 0
-    for index, message in enumerate(chat.messages):
-        while pending < len(consumed) and consumed[pending].before <= index:
-            rows.append(_consumed_row(len(rows), consumed[pending]))
-            pending += 1
+    for ref in RowNumbers.of(chat).refs:
+        if ref < 0:
+            rows.append(_consumed_row(len(rows), chat.consumed[-ref - 1]))
+            continue
+        index, message = ref, chat.messages[ref]
         dec = prompt.decision(index)
-        position = facts.position.get(index)
-        parsed = facts.parsed[position] if position is not None else None
-        name, ident = tool_identity(parsed)
+        name, ident = facts.identity(index)
         rows.append(
             ExplainRow(
                 len(rows),
@@ -98,9 +86,6 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[ExplainRow]:
                 dec.detail or None,
             )
         )
-    while pending < len(consumed):
-        rows.append(_consumed_row(len(rows), consumed[pending]))
-        pending += 1
     return rows
 
 
@@ -130,7 +115,7 @@ def summary(rows: list[ExplainRow], prompt: Prompt) -> Totals:
     return prompt.totals().with_consumed(len(consumed), sum(consumed))
 
 
-def _cell(value) -> str:
+def _cell(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, str):
@@ -151,11 +136,11 @@ def summary_line(info: Totals) -> str:
     )
 
 
-def finding_lines(findings) -> list[str]:
+def finding_lines(findings: Any) -> list[str]:
     return [f"line {f.line}: {f.message}" if f.line else f.message for f in findings]
 
 
-def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, findings=()) -> str:
+def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, findings: Any = ()) -> str:
     header = ("#", "line", "role", "tool", "id", "tier", "reason", "chars", "visible")
     body = []
     for r in rows:
@@ -191,8 +176,8 @@ def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, finding
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(rows: list[ExplainRow], info: Totals, findings=()) -> str:
-    def md(value) -> str:
+def render_markdown(rows: list[ExplainRow], info: Totals, findings: Any = ()) -> str:
+    def md(value: Any) -> str:
         return _cell(value).replace("|", "\\|")
 
     lines = [
@@ -212,3 +197,24 @@ def render_markdown(rows: list[ExplainRow], info: Totals, findings=()) -> str:
     lines.append("")
     lines.append(f"**Summary:** {summary_line(info)}")
     return "\n".join(lines) + "\n"
+
+
+def render_audit_table(findings: Sequence[AuditFinding]) -> str:
+    if not findings:
+        return "audit: no findings\n"
+    lines = [f"audit: {len(findings)} finding(s)"]
+    for f in findings:
+        rows = ", ".join(f"#{r}" for r in f.rows) or "-"
+        lines.append(f"  {f.kind:<20} {rows:<16} {one_line(f.message, 1000)}")
+    return "\n".join(lines) + "\n"
+
+
+def render_audit_markdown(findings: Sequence[AuditFinding]) -> str:
+    return (
+        "\n## Audit\n\n"
+        + "".join(
+            f"- **{f.kind}** (rows {', '.join(map(str, f.rows)) or '-'}): {one_line(f.message, 1000)}\n"
+            for f in findings
+        )
+        + ("" if findings else "No findings.\n")
+    )

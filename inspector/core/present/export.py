@@ -1,42 +1,68 @@
-"""Export text shared by the app: the same bytes ``prompt-inspector prepare``/``explain`` print."""
+"""The one writer of every output: `prepare` and `explain` print these bytes, and the app's export
+writes them, so a file exported from the app equals the command's output byte for byte.
+"""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+import orjson
+
+from inspector.core.analysis.audit import audit
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.io.printers import PRINTERS
+from inspector.core.io.printers import PRINTERS, render
+from inspector.core.present import explain_report as report
 from inspector.core.scout.prepare import Prompt
 
 EXPLAIN_FORMATS = ("table", "json", "markdown")
 
 
+def json_text(data: Any) -> str:
+    """Indented JSON, as every `--format json` prints it (non-JSON values as their str)."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
+    except TypeError:
+        # orjson stops at 64-bit integers; a threshold from a file may be any length (see settings.MAX_DIGITS)
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
 def prepared_bytes(prompt: Prompt, fmt: str) -> bytes:
     """The prepared prompt in ``fmt``; refuses when scout-ai would raise (prepare exits 3)."""
-    printer = PRINTERS.get(fmt)
-    if printer is None:
+    if fmt not in PRINTERS:
         raise UsageError(f"unknown format {fmt!r}; known: {', '.join(PRINTERS)}")
     if prompt.error is not None:
         raise UsageError(f"scout-ai would raise, nothing is sent: {prompt.error.describe()}")
-    return printer(prompt.messages()).encode("utf-8", "surrogatepass")
+    return render(fmt, prompt.messages())
 
 
-def explain_bytes(inspection: Inspection, prompt: Prompt, fmt: str) -> bytes:
-    from inspector.core.present import explain_report as report
+def explain_bytes(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> bytes:
+    """The explanation report: rows, the loader's findings and the summary; the audit when asked.
 
-    rows = report.explain_rows(inspection, prompt)
-    if fmt == "json":
-        import orjson
+    Rows are written even when scout-ai raises (the caller reports that, `explain` exits 3).
+    """
+    return explain_text(inspection, prompt, fmt, with_audit).encode("utf-8", "surrogatepass")
 
-        text = (
-            orjson.dumps(
-                [r.as_dict() for r in rows], option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str
-            ).decode()
-            + "\n"
-        )
-    elif fmt == "markdown":
-        text = report.render_markdown(rows, report.summary(rows, prompt))
-    elif fmt == "table":
-        text = report.render_table(rows, report.summary(rows, prompt))
-    else:
+
+def explain_text(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> str:
+    if fmt not in EXPLAIN_FORMATS:
         raise UsageError(f"unknown explain format {fmt!r}; known: {', '.join(EXPLAIN_FORMATS)}")
-    return text.encode("utf-8", "surrogatepass")
+    rows = report.explain_rows(inspection, prompt)
+    info = report.summary(rows, prompt)
+    findings = inspection.chat.findings
+    audited = audit(inspection, prompt) if with_audit else None
+    if fmt == "json":
+        data: dict[str, Any] = {
+            "rows": [r.as_dict() for r in rows],
+            "findings": [f.as_dict() for f in findings],
+            "summary": info.as_dict(),
+        }
+        if audited is not None:
+            data["audit"] = [f.as_dict() for f in audited]
+        return json_text(data)
+    if fmt == "markdown":
+        text = report.render_markdown(rows, info, findings)
+        return text if audited is None else text + report.render_audit_markdown(audited)
+    text = report.render_table(rows, info, findings=findings)
+    return text if audited is None else text + "\n" + report.render_audit_table(audited)

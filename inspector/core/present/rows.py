@@ -8,9 +8,10 @@ because a view shows a screenful of a 20,000-message chat.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from inspector.core.model import Chat, Consumed, Message
-from inspector.core.present.explain_report import tool_identity
+from inspector.core.numbering import RowNumbers
 from inspector.core.present.sanitize import one_line
 from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
@@ -22,7 +23,7 @@ ROLE_LABELS = {"function_call": "call", "function_call_output": "output"}
 PREVIEW_LIMIT = 400  # characters looked at per preview: a row never costs more than this
 
 
-def content_text(content) -> str:
+def content_text(content: Any) -> str:
     """Content as text: strings as they are, anything else as compact JSON."""
     if isinstance(content, str):
         return content
@@ -34,7 +35,7 @@ def content_text(content) -> str:
         return repr(content)
 
 
-def _preview_of_parsed(data, kind: int | None) -> str | None:
+def _preview_of_parsed(data: Any, kind: int | None) -> str | None:
     """The interesting part of a tool message: an output's content, a call's arguments."""
     if not isinstance(data, dict):
         return None
@@ -52,20 +53,8 @@ class RowModel:
     def __init__(self, chat: Chat, facts: ToolFacts):
         self.chat = chat
         self.facts = facts
-        refs: list[int] = []  # >= 0: message index; < 0: -(k + 1) for chat.consumed[k]
-        consumed = sorted(range(len(chat.consumed)), key=lambda k: chat.consumed[k].before)
-        pending = 0
-        for index in range(len(chat.messages)):
-            while pending < len(consumed) and chat.consumed[consumed[pending]].before <= index:
-                refs.append(-(consumed[pending] + 1))
-                pending += 1
-            refs.append(index)
-        refs.extend(-(k + 1) for k in consumed[pending:])
-        self.refs = refs
-        self.row_of_message = [0] * len(chat.messages)
-        for row, ref in enumerate(refs):
-            if ref >= 0:
-                self.row_of_message[ref] = row
+        self.numbers = RowNumbers.of(chat)
+        self.refs = self.numbers.refs  # >= 0: message index; < 0: -(k + 1) for chat.consumed[k]
         self._left: dict[int, tuple[str, str, str]] = {}
         self._consumed_chars: int | None = None
 
@@ -100,12 +89,9 @@ class RowModel:
     def tool(self, row: int) -> tuple[object, object]:
         """Tool name and id of the original message."""
         ref = self.refs[row]
-        if ref < 0:
-            return None, None
-        p = self.facts.position.get(ref)
-        return tool_identity(self.facts.parsed[p]) if p is not None else (None, None)
+        return self.facts.identity(ref) if ref >= 0 else (None, None)
 
-    def original_content(self, row: int):
+    def original_content(self, row: int) -> Any:
         return self.message(row).fields.get("content")
 
     # -- previews ----------------------------------------------------------------------
@@ -153,7 +139,7 @@ class RowModel:
             return tier, one_line(f"scout-ai raises {error.exception}" if error else "error", PREVIEW_LIMIT)
         return tier, "not reached (scout-ai raised on a newer message)"
 
-    def _visible_preview(self, index: int, visible) -> str:
+    def _visible_preview(self, index: int, visible: Any) -> str:
         if isinstance(visible, str):
             p = self.facts.position.get(index)
             kind = self.facts.kinds[p] if p is not None else None

@@ -9,7 +9,7 @@ from inspector.core.present.wording import describe
 from inspector.core.scout import decision as d
 
 
-def after_last_seen(history: ChatHistory, line: Timeline) -> dict | None:
+def after_last_seen(history: ChatHistory, line: Timeline) -> dict[str, object] | None:
     """What the call after the last one that saw it was sent of that message (None: nothing after)."""
     number = line.hidden_from
     if number is None:
@@ -26,7 +26,7 @@ def after_last_seen(history: ChatHistory, line: Timeline) -> dict | None:
     }
 
 
-def timeline_dict(history: ChatHistory, occurrence: Occurrence, line: Timeline) -> dict:
+def timeline_dict(history: ChatHistory, occurrence: Occurrence, line: Timeline) -> dict[str, object]:
     return {
         **occurrence.as_dict(),
         "calls": len(history),
@@ -49,7 +49,7 @@ def sentence(history: ChatHistory, line: Timeline, what: str = "it") -> str:
     if line.hidden_from is None:
         return f"written before call {line.first}; still sent at the last call ({total})"
     after = after_last_seen(history, line) or {}
-    then = after.get("why") or after.get("tier", "")
+    then = str(after.get("why") or after.get("tier", ""))
     if after.get("tier") == d.TRUNCATED:
         then += " (the text is in the part cut out)"
     return f"written before call {line.first}; last sent at call {seen}; at call {line.hidden_from}: {then}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from typing import Any
 
 from inspector.core.ruby.json import ruby_float
 from inspector.core.ruby.unprintable import ENDS, STARTS
@@ -61,7 +62,7 @@ def _float(value: float) -> str:
     return ruby_float(value)
 
 
-def inspect(value) -> str:
+def inspect(value: Any) -> str:
     kind = type(value)
     if kind is str:
         return inspect_string(value)
@@ -83,10 +84,11 @@ def inspect(value) -> str:
     raise TypeError(f"no Ruby form for {kind.__name__}")
 
 
-def to_s(value) -> str:
+def to_s(value: Any) -> str:
     kind = type(value)
     if kind is str:
-        return value
+        text: str = value
+        return text
     if value is None:
         return ""
     if kind is float:

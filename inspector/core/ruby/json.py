@@ -10,6 +10,7 @@ import json
 import math
 import re
 from json.encoder import encode_basestring  # the C escaper: raw UTF-8, \uXXXX only below 0x20
+from typing import Any
 
 import orjson
 
@@ -31,7 +32,7 @@ def _strip_comments(text: str) -> str:
     return _COMMENT.sub(lambda m: m.group() if m.group().startswith('"') else " ", text)
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> Any:
     raise ValueError(f"unexpected token {name}")
 
 
@@ -39,14 +40,15 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _LONG_DIGITS = re.compile(r"\d{19}")
 
 
-def has_wide_float(value) -> bool:
+def has_wide_float(value: Any) -> bool:
     """True when a parsed value holds a float that may have been a wide integer (orjson's rounding).
 
     Strings are skipped without a scan, so this walks only the structure of a large chat.
     """
     kind = type(value)
     if kind is float:
-        return abs(value) >= 2.0**63
+        wide: bool = abs(value) >= 2.0**63
+        return wide
     if kind is dict:
         return any(has_wide_float(v) for v in value.values() if type(v) is not str)
     if kind is list:
@@ -58,7 +60,7 @@ def has_long_digits(text: str) -> bool:
     return _LONG_DIGITS.search(text) is not None
 
 
-def parse(text: str, exact_integers: bool = True):
+def parse(text: str, exact_integers: bool = True) -> Any:
     """Parse like Ruby's ``JSON.parse`` (any top-level value, comments allowed).
 
     orjson turns integers wider than 64 bits into floats and refuses comments; Ruby keeps
@@ -81,7 +83,7 @@ def parse(text: str, exact_integers: bool = True):
     return _parse_stdlib(text)
 
 
-def _parse_stdlib(text: str):
+def _parse_stdlib(text: str) -> Any:
     try:
         try:
             value = _DECODER.decode(text)
@@ -120,13 +122,14 @@ def ruby_float(value: float) -> str:
 _FAST = (str, int, bool, type(None))
 
 
-def _plain(value) -> bool:
+def _plain(value: Any) -> bool:
     """True when orjson writes ``value`` exactly as Ruby does: no floats, no huge integers."""
     kind = type(value)
     if kind is str or value is None or kind is bool:
         return True
     if kind is int:
-        return -(2**63) <= value < 2**64
+        fits: bool = -(2**63) <= value < 2**64
+        return fits
     if kind is dict:
         return all(type(k) is str and _plain(v) for k, v in value.items())
     if kind is list:
@@ -134,7 +137,7 @@ def _plain(value) -> bool:
     return False
 
 
-def dumps_messages_bytes(messages: list[dict]) -> bytes:
+def dumps_messages_bytes(messages: list[dict[str, Any]]) -> bytes:
     """``JSON.generate`` of a list of message mappings, fast when no value needs Ruby's float forms."""
     if all(_plain(m) for m in messages):
         try:
@@ -144,11 +147,11 @@ def dumps_messages_bytes(messages: list[dict]) -> bytes:
     return ("[" + ",".join(dumps(m) for m in messages) + "]").encode("utf-8", "surrogatepass")
 
 
-def dumps_messages(messages: list[dict]) -> str:
+def dumps_messages(messages: list[dict[str, Any]]) -> str:
     return dumps_messages_bytes(messages).decode("utf-8", "surrogatepass")
 
 
-def dumps(value) -> str:
+def dumps(value: Any) -> str:
     """``to_json`` / ``JSON.generate``: compact, raw UTF-8, key order kept."""
     kind = type(value)
     if kind is str:
@@ -173,7 +176,7 @@ def dumps(value) -> str:
 MAX_NESTING = 100  # JSON.parse's default max_nesting
 
 
-def too_deep(text: str, value, limit: int = MAX_NESTING) -> bool:
+def too_deep(text: str, value: Any, limit: int = MAX_NESTING) -> bool:
     """True when Ruby's ``JSON.parse`` would raise NestingError (arrays/objects nested past ``limit``).
 
     ``parse`` does not check this itself (shorten_tools' reading of it is unchanged); callers
@@ -182,7 +185,7 @@ def too_deep(text: str, value, limit: int = MAX_NESTING) -> bool:
     if text.count("[") + text.count("{") <= limit:
         return False  # cheap bound: cannot nest deeper than the brackets it holds
 
-    def depth(item, level: int) -> bool:
+    def depth(item: Any, level: int) -> bool:
         if level > limit:
             return True
         kind = type(item)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple
 
+from inspector.core.scout.roles import ToolKind
+
 
 class Tier(StrEnum):
     """What happened to a message (a StrEnum: equal to its string, printed as it)."""
@@ -83,12 +85,12 @@ REASON_TEXT: dict[str, str] = {
 class Decision(NamedTuple):
     """A tuple, not a frozen dataclass: a plan builds 20,000 of them in a few milliseconds."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which nothing here calls
     tier: Tier
     reason: str  # a Reason, or a consumed message's step
     outputs_counted: int | None  # function_call_output messages counted, newest first, at this point
     tool_chars_before: int | None  # tool characters kept before this message was decided
     original_chars: int
     visible_chars: int
-    kind: str = ""  # "call", "output" or "" for other messages
+    kind: ToolKind = ToolKind.NONE
     detail: str = ""  # the step and line for consumed messages, the exception for errors

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.scout import decision as d
 from inspector.core.scout import versions
-from inspector.core.scout.strategies import is_registered, lookup, parse_spec
+from inspector.core.scout.planner import Planner
+from inspector.core.scout.roles import is_tool, tool_kind
+from inspector.core.scout.settings import DEFAULTS
+from inspector.core.scout.strategies import StrategyFn, is_registered, lookup, parse_spec
 from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.strategies.shorten_tools_epoch import NAME as EPOCH
@@ -18,6 +21,14 @@ from inspector.core.scout.strategies.shorten_tools_epoch import run as run_epoch
 from inspector.core.scout.tool_facts import ToolFacts, chars_of
 from inspector.core.scout.totals import Totals, tier_counts
 
+DEFAULT_THRESHOLDS = (
+    DEFAULTS["full_tool_calls"],
+    DEFAULTS["full_tool_outputs"],
+    DEFAULTS["max_tool_calls"],
+    DEFAULTS["max_tool_outputs"],
+    DEFAULTS["max_tool_chars"],
+)  # in KEYS order
+
 
 class Prompt:
     """What the model is sent, with one decision per original message."""
@@ -25,21 +36,22 @@ class Prompt:
     def __init__(
         self,
         messages: list[Message],
-        strategies: list[str] | Callable,
+        strategies: list[str] | StrategyFn,
         plan: ShortenToolsPlan | None,
         prepared: list[Message] | None,
         origins: list[int] | None,
         decisions: list[d.Decision] | None,
         error: ScoutError | None,
-        stage=None,
-    ):
+        stage: Planner | None = None,
+    ) -> None:
         self.original = messages
         self.strategies = strategies
         self.plan = plan  # set when the list is just [shorten_tools]: decisions come lazily from it
-        self.stage = stage  # an epoch strategy's WindowPlan: the same, through the same methods
-        self._prepared = prepared
+        self.stage = stage  # an epoch strategy's WindowPlan (or none's): the same, through the same methods
+        # the chain path (plan and stage None) always passes prepared messages and decisions
+        self._prepared: list[Message] = prepared or []
         self._origins = origins
-        self._decisions = decisions
+        self._decisions: list[d.Decision] = decisions or []
         self.error = error
 
     @property
@@ -92,7 +104,7 @@ class Prompt:
             return self.stage.tier_of(index)
         return self._decisions[index].tier
 
-    def visible_content(self, index: int):
+    def visible_content(self, index: int) -> Any:
         if self.plan is not None:
             return self.plan.visible_content(index)
         if self.stage is not None:
@@ -128,10 +140,10 @@ class Prompt:
             chars_before, tool_before, chars_after, tool_after, visible = self.stage.sizes()
         else:
             chars_before = sum(chars_of(m.fields.get("content")) for m in self.original)
-            tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if _is_tool(m))
+            tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if is_tool(m))
             prepared = self.messages()
             chars_after = sum(chars_of(m.fields.get("content")) for m in prepared)
-            tool_after = sum(chars_of(m.fields.get("content")) for m in prepared if _is_tool(m))
+            tool_after = sum(chars_of(m.fields.get("content")) for m in prepared if is_tool(m))
             visible = len(prepared)
         if self.error is not None:
             visible, chars_after, tool_after = 0, 0, 0
@@ -147,13 +159,9 @@ class Prompt:
         )
 
 
-def _is_tool(message: Message) -> bool:
-    return message.fields.get("role") in ("function_call", "function_call_output")
-
-
 def prepare_prompt(
     messages: list[Message],
-    strategies=None,
+    strategies: Any = None,
     thresholds: tuple[int, int, int, int, int] | None = None,
     facts: ToolFacts | None = None,
     epoch: EpochSettings | None = None,
@@ -166,13 +174,11 @@ def prepare_prompt(
     defaults) when that strategy runs. ``version`` is the scout-ai version whose prompt layer runs
     (None: the earliest that has every strategy named, else seed).
     """
-    from inspector.core.scout.settings import DEFAULTS, KEYS
-
     if thresholds is None:
-        thresholds = tuple(DEFAULTS[k] for k in KEYS)
+        thresholds = DEFAULT_THRESHOLDS
     if version is None:
         version = versions.infer(
-            None if strategies is None or callable(strategies) else parse_spec(strategies, validate=False)
+            None if strategies is None or callable(strategies) else parse_spec(strategies, validate=False)  # type: ignore[arg-type]
         )
     spec = parse_spec(strategies, version.default, validate=False)
     if facts is None or facts.messages is not messages or facts.shortener is not version.shortener:
@@ -197,7 +203,14 @@ def prepare_prompt(
     return _run_chain(messages, spec, spec, thresholds, facts, epoch, version, increment_settings)
 
 
-def _window_plan(messages, name, facts, version, epoch, increment_settings):
+def _window_plan(
+    messages: list[Message],
+    name: str,
+    facts: ToolFacts | None,
+    version: versions.ScoutVersion,
+    epoch: EpochSettings | None,
+    increment_settings: increment.IncrementSettings | None,
+) -> Planner | None:
     """An epoch strategy planned over facts cached with the chat's ToolFacts (None: take the exact walk)."""
     from inspector.core.scout.strategies.windows import WindowFacts, WindowPlan
 
@@ -208,6 +221,7 @@ def _window_plan(messages, name, facts, version, epoch, increment_settings):
             facts.windows[name] = found
     if found.needs_exact_walk:
         return None
+    settings: EpochSettings | increment.IncrementSettings
     if name == EPOCH:
         settings = epoch if epoch is not None else EpochSettings.resolve()
     else:
@@ -215,7 +229,7 @@ def _window_plan(messages, name, facts, version, epoch, increment_settings):
     return WindowPlan(found, settings)
 
 
-def _unknown(stage: str, version: versions.ScoutVersion, current, origin) -> ScoutError:
+def _unknown(stage: str, version: versions.ScoutVersion) -> ScoutError:
     """What the version does with a name its dispatcher lacks: it raises, before touching a message."""
     exception, why = version.unknown_error(stage)
     having = versions.having(stage)
@@ -228,11 +242,20 @@ def _unknown(stage: str, version: versions.ScoutVersion, current, origin) -> Sco
 
 
 def _run_chain(
-    messages, label, stages, thresholds, facts, epoch=None, version=versions.SEED, increment_settings=None
+    messages: Any,
+    label: Any,
+    stages: Any,
+    thresholds: Any,
+    facts: Any,
+    epoch: Any = None,
+    version: versions.ScoutVersion = versions.SEED,
+    increment_settings: Any = None,
 ) -> Prompt:
     originals = [chars_of(m.fields.get("content")) for m in messages]
     decisions = [
-        d.Decision(i, d.FULL, d.NO_STRATEGY if _is_tool(m) else d.NOT_TOOL, None, None, n, n, _kind(m))
+        d.Decision(
+            i, d.FULL, d.NO_STRATEGY if is_tool(m) else d.NOT_TOOL, None, None, n, n, tool_kind(m.fields.get("role"))
+        )
         for i, (m, n) in enumerate(zip(messages, originals))
     ]
     current = list(messages)
@@ -264,7 +287,7 @@ def _run_chain(
             origin = [origin[j] for j in keep]
             continue
         if not callable(stage) and stage not in version.builtin and not is_registered(stage):
-            error = _unknown(stage, version, current, origin)
+            error = _unknown(stage, version)
             break
         if stage == EPOCH:
             if epoch is None:
@@ -276,8 +299,10 @@ def _run_chain(
             continue
         if stage == increment.NAME:
             settings = increment_settings or increment.IncrementSettings()
-            result = increment.run([m.fields for m in current], settings, version.shortener)
-            current, origin, error = _run_epoch(current, origin, decisions, originals, result)
+            from inspector.core.scout.strategies.windows import WindowFacts, WindowPlan, as_result
+
+            stage_plan = WindowPlan(WindowFacts(current, increment.NAME, version.shortener), settings)
+            current, origin, error = _run_epoch(current, origin, decisions, originals, as_result(stage_plan))
             if error is not None:
                 break
             continue
@@ -291,7 +316,7 @@ def _run_chain(
     return Prompt(messages, label, None, [], [], decisions, error)
 
 
-def _run_epoch(current, origin, decisions, originals, result):
+def _run_epoch(current: Any, origin: Any, decisions: Any, originals: Any, result: Any) -> Any:
     """One epoch stage's result; its per-message outcomes become decisions with epoch reasons."""
     for j, outcome in enumerate(result.outcomes):
         source = origin[j]
@@ -325,7 +350,7 @@ def _run_epoch(current, origin, decisions, originals, result):
     return new_current, new_origin, None
 
 
-def _run_custom(fn, current, origin, decisions, originals):
+def _run_custom(fn: Any, current: Any, origin: Any, decisions: Any, originals: Any) -> Any:
     given = [dict(m.fields) for m in current]
     result = fn(given)
     if not isinstance(result, list):
@@ -363,7 +388,7 @@ def _run_custom(fn, current, origin, decisions, originals):
     return new_current, new_origin
 
 
-def _settle(messages, current, origin, decisions) -> None:
+def _settle(messages: Any, current: Any, origin: Any, decisions: Any) -> None:
     """Make each decision's tier agree with what the chain finally sends."""
     final = {source: m for source, m in zip(origin, current) if source >= 0}
     for index, message in enumerate(messages):
@@ -381,8 +406,3 @@ def _settle(messages, current, origin, decisions) -> None:
             decisions[index] = dec._replace(tier=d.FULL, visible_chars=visible)
         elif dec.visible_chars != visible:
             decisions[index] = dec._replace(visible_chars=visible)
-
-
-def _kind(message: Message) -> str:
-    role = message.fields.get("role")
-    return "call" if role == "function_call" else "output" if role == "function_call_output" else ""

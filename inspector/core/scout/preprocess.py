@@ -17,6 +17,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from inspector.core.errors import InputError, ScoutRaises
 from inspector.core.io.files import DIRECTORY_LIMIT, Refused, size_text
@@ -30,6 +31,7 @@ from inspector.core.scout.files import (
     is_remote,
     read_chat_file,
 )
+from inspector.core.scout.parser import parse
 from inspector.core.scout.settings import SETTING_KEYS, TOKENS
 
 OPTION_ROLES = ("endpoint", "model", "backend", "agent")  # sticky
@@ -39,7 +41,7 @@ WORKFLOW_ROLES = ("task", "inline_task", "exec_task", "job", "inline_job", "step
 
 @dataclass(slots=True)
 class Item:
-    key: tuple
+    key: tuple[Any, ...]
     message: Message
 
 
@@ -48,11 +50,13 @@ class _Work:
     """What one compile pass collects besides the messages."""
 
     chat_path: str | None
-    consumed: list[tuple[tuple, Consumed]] = field(default_factory=list)
+    consumed: list[tuple[tuple[Any, ...], Consumed]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     config: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     chain: tuple[str, ...] = ()
-    synthetic_key: tuple | None = None  # the parser's leading empty message: never in the file, never reported
+    synthetic_key: tuple[Any, ...] | None = (
+        None  # the parser's leading empty message: never in the file, never reported
+    )
 
     def consume(self, item: Item, step: str, reason: str) -> None:
         if item.key != self.synthetic_key:
@@ -80,7 +84,6 @@ def compile_chat(items: list[Item], work: _Work, path: str | None) -> list[Item]
 
 
 def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
-    from inspector.core.io.formats.scout_chat import parse
 
     out: list[Item] = []
     for item in items:
@@ -226,7 +229,7 @@ def _clear(items: list[Item], work: _Work) -> list[Item]:
             kept.append(item)
     kept.reverse()
     for name, by in named:  # applied in the walk's order, the last in the file first
-        role = by.message.fields.get("role")
+        role = str(by.message.fields.get("role"))
         out = []
         for item in kept:
             if item.message.fields.get("role") == name:
@@ -437,13 +440,13 @@ def _options(items: list[Item], work: _Work, chat: Chat) -> list[Item]:
         if role == "previous_response_id":
             sticky[role] = (content, item)
         elif role in ("option", "sticky_option"):
-            key, _, value = _text(item.message).partition(" ")
-            (plain if role == "option" else sticky)[key] = (value, item)
+            key, _, text = _text(item.message).partition(" ")
+            (plain if role == "option" else sticky)[key] = (text, item)
             kind = "option" if role == "option" else "sticky option"
             work.consume(
                 item,
                 "option",
-                f"{kind} {key}={_show(value)}" + (" (until the next assistant message)" if role == "option" else ""),
+                f"{kind} {key}={_show(text)}" + (" (until the next assistant message)" if role == "option" else ""),
             )
             continue
         elif role == "assistant":
@@ -512,7 +515,7 @@ def _note_reset(work: _Work, key: str, source: Item, assistant: Item) -> None:
         )
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
@@ -524,6 +527,17 @@ def _meta(items: list[Item], work: _Work) -> list[Item]:
         else:
             out.append(item)
     return out
+
+
+def previous_response_findings(messages: list[Message], chat_path: str | None) -> list[Finding]:
+    """What the `previous_response_id` lines among ``messages`` are noted as when scout-ai keeps them
+    (no responses backend chosen): the findings a chat cut before a call reports for them."""
+    items = [Item((i,), m) for i, m in enumerate(messages) if m.fields.get("role") == "previous_response_id"]
+    if not items:
+        return []
+    work = _Work(chat_path)
+    _previous_response(items, work, Chat([]))
+    return work.findings
 
 
 def _previous_response(items: list[Item], work: _Work, chat: Chat) -> list[Item]:

@@ -2,7 +2,33 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from inspector.core.model import Finding, Message
+
+CALL_ROLE, OUTPUT_ROLE = "function_call", "function_call_output"
+
+
+class ToolKind(StrEnum):
+    """A message read as a tool call, a tool output, or neither (then it equals "")."""
+
+    CALL = "call"
+    OUTPUT = "output"
+    NONE = ""
+
+
+def tool_kind(role: object) -> ToolKind:
+    """The one place a role is read as a tool call or output (any value: roles are data)."""
+    if role == CALL_ROLE:
+        return ToolKind.CALL
+    if role == OUTPUT_ROLE:
+        return ToolKind.OUTPUT
+    return ToolKind.NONE
+
+
+def is_tool(message: Message) -> bool:
+    return tool_kind(message.fields.get("role")) is not ToolKind.NONE
+
 
 CONVERSATION = ("user", "system", "assistant", "function_call", "function_call_output")
 # present when prepare_prompt runs, handled by the backend afterwards (reference §2.2)

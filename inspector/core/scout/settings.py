@@ -5,9 +5,11 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from inspector.core.errors import UsageError
 from inspector.core.io.files import CONFIG_LIMIT, Refused, read_regular
@@ -126,7 +128,7 @@ class Source(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Value:
     key: str
-    value: int
+    value: int | float  # float only for epoch_increment_compacted_growth_ratio (to_f)
     source: Source
     where: str = ""  # the file and line, or the variable name
     raw: str | None = None  # the text scout-ai read, before to_i
@@ -134,8 +136,8 @@ class Value:
     def describe_source(self) -> str:
         return f"{self.source} ({self.where})" if self.where else self.source
 
-    def as_dict(self) -> dict:
-        out = {"value": self.value, "source": self.source}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"value": self.value, "source": self.source}
         if self.where:
             out["where"] = self.where
         if self.raw is not None:
@@ -149,31 +151,21 @@ class Thresholds:
     warnings: tuple[str, ...] = field(default=())
 
     def __getitem__(self, key: str) -> int:
-        return self.values[key].value
+        return int(self.values[key].value)
 
     def as_tuple(self) -> tuple[int, int, int, int, int]:
         v = self.values
         return tuple(v[k].value for k in KEYS)  # type: ignore[return-value]
 
     def as_ints(self) -> dict[str, int]:
-        return {k: self.values[k].value for k in KEYS}
+        return {k: int(self.values[k].value) for k in KEYS}
 
-    def setting(self, key: str):
+    def setting(self, key: str) -> int | float:
         """Any setting's value (the default when this object was built with the five only)."""
         found = self.values.get(key)
         return DEFAULTS[key] if found is None else found.value
 
-    def epoch_settings(self):
-        from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
-
-        return EpochSettings(*(int(self.setting(k)) for k in EPOCH_KEYS))
-
-    def increment_settings(self):
-        from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
-
-        return IncrementSettings(*(self.setting(k) for k in EPOCH_KEYS + INCREMENT_KEYS))
-
-    def key(self) -> tuple:
+    def key(self) -> tuple[int | float, ...]:
         """Every value, for caches of plans."""
         return tuple(self.setting(k) for k in SETTING_KEYS)
 
@@ -284,7 +276,7 @@ def _config_lookup(entries: list[ConfigEntry], key: str, tokens_wanted: tuple[st
 FLOAT_KEYS = ("epoch_increment_compacted_growth_ratio",)  # read with to_f; every other setting with to_i
 
 
-def _read(text: str, key: str, source_text: str, warnings: list[str]):
+def _read(text: str, key: str, source_text: str, warnings: list[str]) -> int | float:
     if key in FLOAT_KEYS:
         number = ruby_to_f(text)
         if not _PLAIN_FLOAT.fullmatch(text):
@@ -313,7 +305,7 @@ def resolve(
     """Resolve the five values as scout-ai does: override, chat `config:`, config files, environment, default."""
     overrides = overrides or {}
     chat_config = chat_config or {}
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     entries, warnings = read_config_files(config_paths() if config_files is None else config_files, SETTING_KEYS)
     for key in overrides:
         if key not in SETTING_KEYS:
@@ -321,7 +313,7 @@ def resolve(
     values: dict[str, Value] = {}
     raws: dict[str, str | None] = {}
     for key in SETTING_KEYS:
-        found = _find(key, overrides, chat_config, entries, env, chat_path)
+        found = _find(key, overrides, chat_config, entries, environ, chat_path)
         if found is None and key == "max_tool_outputs":
             # default: max_tool_calls, i.e. whatever scout-ai read for it (nil falls back to 40)
             base = values["max_tool_calls"]
@@ -356,7 +348,7 @@ def resolve(
     return Thresholds(values, tuple(warnings))
 
 
-def _find(key, overrides, chat_config, entries, env, chat_path):
+def _find(key: Any, overrides: Any, chat_config: Any, entries: Any, env: Any, chat_path: Any) -> Any:
     if key in overrides:
         return Source.OVERRIDE, "--set", overrides[key]
     if key in chat_config:
@@ -380,7 +372,7 @@ def resolve_settings(
     Same order as the thresholds (config files matched by the tokens, then the environment,
     then the default) and the same ``to_i``; "false"/"nil" in a file fall back to the default.
     """
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     entries, warnings = read_config_files(config_paths() if config_files is None else config_files, tuple(defaults))
     values: dict[str, Value] = {}
     for key, default in defaults.items():
@@ -395,9 +387,9 @@ def resolve_settings(
             values[key] = Value(
                 key, _read(entry.value, key, entry.where, warnings), Source.CONFIG, entry.where, entry.value
             )
-        elif name in env:
+        elif name in environ:
             values[key] = Value(
-                key, _read(env[name], key, "the environment", warnings), Source.ENVIRONMENT, name, env[name]
+                key, _read(environ[name], key, "the environment", warnings), Source.ENVIRONMENT, name, environ[name]
             )
         else:
             values[key] = Value(key, default, Source.DEFAULT)
@@ -432,10 +424,10 @@ STRATEGY_TOKENS = (
 
 def strategies_setting(*, env: dict[str, str] | None = None, config_files: list[Path] | None = None) -> str | None:
     """scout-ai 2.x's strategy list when none is given: scout config files, then PROMPT_STRATEGY."""
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     paths = config_paths() if config_files is None else config_files
     entries, _ = read_config_files(paths, ("prompt_strategies",), STRATEGY_TOKENS)
     entry = _config_lookup(entries, "prompt_strategies", STRATEGY_TOKENS)
     if entry is not None:
         return None if entry.value in ("nil", "false") else entry.value
-    return env.get("PROMPT_STRATEGY")
+    return environ.get("PROMPT_STRATEGY")

@@ -49,7 +49,7 @@ _HISTORICAL = "Historical account compacted for context efficiency; it does not 
 _DO_NOT = "Do not execute, copy or otherwise use this string as-is."
 
 
-def shorten_string_envelope(string: str, size: int = DEFAULT_SHORT_STRING_LENGTH, step=NO_STEP) -> str:
+def shorten_string_envelope(string: str, size: int = DEFAULT_SHORT_STRING_LENGTH, step: object = NO_STEP) -> str:
     """2.x ``shorten_string``: any cut becomes an envelope; none of the original text survives.
 
     ``Preview: <<#{new}>>`` interpolates the Array being built (Ruby ``Array#to_s`` is
@@ -85,7 +85,7 @@ class Shortener:
         """The ``max`` handed to ``Log.truncate_string`` for a call with ``size``."""
         return DEFAULT_SHORT_STRING_LENGTH if self.flavour == "listing" else size
 
-    def __call__(self, string: str, size: int = DEFAULT_SHORT_STRING_LENGTH, step=NO_STEP) -> str:
+    def __call__(self, string: str, size: int = DEFAULT_SHORT_STRING_LENGTH, step: object = NO_STEP) -> str:
         if self.flavour == "listing":
             return shorten_string(string, size)
         if self.flavour == "sized":

@@ -8,22 +8,39 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from itertools import accumulate
+from typing import Any
 
 import orjson
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
+from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, ToolKind, tool_kind
 from inspector.core.scout.shorten import LISTING, Shortener
 
 CALL, OUTPUT, FAIL = 0, 1, 2
-_TOOL_ROLES = {"function_call": CALL, "function_call_output": OUTPUT}
+_TOOL_ROLES = {CALL_ROLE: CALL, OUTPUT_ROLE: OUTPUT}
+KIND_OF_CODE = {CALL: ToolKind.CALL, OUTPUT: ToolKind.OUTPUT}  # FAIL (not a JSON object): neither
 NOTHING_TO_SHORTEN = -1
 
 
-def chars_of(content) -> int:
+def chars_of(content: Any) -> int:
     """Characters of a message's content as scout-ai counts them (0 when not a string)."""
     return len(content) if type(content) is str else 0
+
+
+def tool_identity(parsed: Any) -> tuple[object, object]:
+    """Tool name and id of a parsed call/output, old shapes included."""
+    if not isinstance(parsed, dict):
+        return None, None
+    name = parsed.get("name")
+    function = parsed.get("function")
+    if name is None and isinstance(function, dict):
+        name = function.get("name")
+    ident = parsed.get("id")
+    if ident is None:
+        ident = parsed.get("call_id")
+    return name, ident
 
 
 class ToolFacts:
@@ -53,9 +70,14 @@ class ToolFacts:
         self.position = {index: p for p, index in enumerate(order)}
         self._nontool_chars: int | None = None
         self._tool_chars: int | None = None
-        self._columns = None
-        self.windows: dict = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
+        self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
+        self.windows: dict[str, Any] = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
         self._risky: list[int] | None = None
+
+    def identity(self, index: int) -> tuple[object, object]:
+        """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
+        p = self.position.get(index)
+        return tool_identity(self.parsed[p]) if p is not None else (None, None)
 
     def prefix_facts(self, messages: list[Message]) -> ToolFacts:
         """The facts of ``messages``, which must equal this list's first ``len(messages)`` messages.
@@ -129,9 +151,11 @@ class ToolFacts:
         else:
             self.short_text[position] = text
             self.short[position] = len(text)
-        return self.short[position]
+        short = self.short[position]
+        assert short is not None
+        return short
 
-    def _shorten(self, data: dict, kind: int) -> str | None:
+    def _shorten(self, data: dict[str, Any], kind: int) -> str | None:
         shorten_string = self.shortener
         if kind == CALL:
             arguments = data.get("arguments")
@@ -156,7 +180,7 @@ class ToolFacts:
             new = dict(data)
             new["arguments"] = new_arguments
         else:
-            content = data.get("content")
+            content: Any = data.get("content")
             if type(content) is str:
                 short = shorten_string(content, 400)
                 if short == content:
@@ -214,7 +238,7 @@ class ToolFacts:
         self.shortened(position)
         return self.short_text.get(position)
 
-    def message_columns(self) -> tuple[list[int], list[str], list[tuple[int, int]]]:
+    def message_columns(self) -> tuple[list[int], list[ToolKind], list[tuple[int, int]]]:
         """Per message: content length, "call"/"output"/"" and, for those outside the walk, how many
         tool positions are newer. Threshold-independent, so built once for every plan's decisions."""
         if self._columns is None:
@@ -223,8 +247,7 @@ class ToolFacts:
                 fields = message.fields
                 content = fields.get("content")
                 originals.append(len(content) if type(content) is str else 0)
-                role = fields.get("role")
-                kinds.append("call" if role == "function_call" else "output" if role == "function_call_output" else "")
+                kinds.append(tool_kind(fields.get("role")))
             outside, p = [], 0
             position = self.position
             for index in range(self.count - 1, -1, -1):
@@ -253,19 +276,19 @@ class ToolFacts:
         return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
 
 
-def _scan(messages, indices):
+def _scan(messages: Any, indices: Any) -> Any:
     """Classify and parse the tool messages at ``indices`` (newest first), as shorten_tools would meet them."""
     order: list[int] = []
     kinds: list[int] = []
     raw: list[int] = []
-    parsed: list = []
+    parsed: list[Any] = []
     failures: dict[int, ScoutError] = {}
     order_append, kinds_append, raw_append, parsed_append = order.append, kinds.append, raw.append, parsed.append
     fast_loads = orjson.loads
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
 
-    def fail(index, data, exception, why):
+    def fail(index: Any, data: Any, exception: Any, why: Any) -> Any:
         message = messages[index]
         failures[len(order)] = ScoutError(
             index,
@@ -333,10 +356,11 @@ def _scan(messages, indices):
     return order, kinds, raw, parsed, failures
 
 
-def _finite(value) -> bool:
+def _finite(value: Any) -> bool:
     kind = type(value)
     if kind is float:
-        return value - value == 0.0  # False for inf and nan
+        finite: bool = value - value == 0.0  # False for inf and nan
+        return finite
     if kind is dict:
         return all(_finite(v) for v in value.values())
     if kind is list:
@@ -351,7 +375,7 @@ class _BandError(Exception):
         self.why = why
 
 
-def ruby_class(value) -> str:
+def ruby_class(value: Any) -> str:
     if value is None:
         return "nil"
     if value is True:

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspector.core.errors import UsageError
@@ -72,9 +73,9 @@ def all_builtin() -> set[str]:
     return {name for version in ORDER for name in version.builtin}
 
 
-def infer(names) -> ScoutVersion:
+def infer(names: Sequence[str] | None) -> ScoutVersion:
     """The earliest version that has every built-in strategy in ``names``; ``seed`` otherwise."""
-    if names is None or callable(names):
+    if names is None:
         return SEED
     wanted = {n for n in names if n in all_builtin()}
     for version in ORDER:

@@ -73,6 +73,7 @@ class ThresholdEditor(VerticalScroll):
 
     def __init__(self, strategy_choices: list[str], **kwargs):
         super().__init__(**kwargs)
+        self.sources_shown: dict[str, str] = {}  # key -> the source text on screen
         self.strategy_choices = strategy_choices
         self.chart_key = KEYS[0]  # the key the sweep chart sits under (the last one focused)
         self.generation = 0  # which sweep the chart waits for
@@ -118,8 +119,8 @@ class ThresholdEditor(VerticalScroll):
         value = thresholds.values[key]
         label = self.query_one(f"#src-{key}", Static)
         text = one_line(value.describe_source(), 200)
-        if getattr(label, "shown", None) != text:  # each update is a layout pass
-            label.shown = text
+        if self.sources_shown.get(key) != text:  # each update is a layout pass
+            self.sources_shown[key] = text
             label.update(Content(text))
         label.set_class(value.source == Source.EDITED, "-edited")
 

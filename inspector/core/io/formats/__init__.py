@@ -7,9 +7,11 @@ A format module provides ``NAME``, ``EXTENSIONS``, ``sniff(text) -> bool`` and
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from inspector.core.errors import InputError
 from inspector.core.io import files
+from inspector.core.io.files import read_chat_bytes as read_bytes
 from inspector.core.io.formats import anthropic, json_array, jsonl, openai_chat, openai_responses, scout_chat
 from inspector.core.io.formats.jsondoc import shape
 from inspector.core.model import Chat, Finding
@@ -20,33 +22,12 @@ from inspector.core.scout.roles import unknown_role_findings
 FORMATS = {m.NAME: m for m in (anthropic, openai_responses, openai_chat, json_array, jsonl, scout_chat)}
 
 
-def register_format(module) -> None:
+def register_format(module: Any) -> None:
     FORMATS[module.NAME] = module
 
 
 def format_names() -> list[str]:
     return list(FORMATS)
-
-
-def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, refusing what cannot be a text chat file (see ``inspector.core.io.files``)."""
-    shown = str(path)
-    try:
-        data = files.read_regular(path, files.CHAT_LIMIT, "chat")
-    except files.Refused as exc:
-        raise InputError(_refusal(exc), shown, exc.line) from None
-    if not data.strip():
-        raise InputError("empty file: no messages", shown)
-    return data
-
-
-def _refusal(exc: files.Refused) -> str:
-    """The words for a chat file that is not read (kept as they were before the checks moved to io.files)."""
-    if exc.errno == 21:
-        return "is a directory, not a chat file"
-    if exc.reason.startswith("binary"):
-        return "binary file (NUL byte), not a chat"
-    return exc.reason
 
 
 def decode(data: bytes) -> tuple[str, bytes]:
@@ -118,6 +99,7 @@ def load_data(data: bytes, shown: str, input_format: str | None = None) -> Chat:
     else:
         name, sniffed = _detect(data[:65536].decode("utf-8", "ignore"), shown)
     module = FORMATS[name]
+    chat: Chat  # a format module's loader is not typed: its result is
     try:
         if hasattr(module, "load_bytes"):
             chat = module.load_bytes(data, shown)

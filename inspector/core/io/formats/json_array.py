@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import orjson
 
@@ -44,10 +45,8 @@ def element_lines(text: str) -> list[int]:
     return lines
 
 
-def load_path(path, shown: str | None) -> Chat:
+def load_path(path: Any, shown: str | None) -> Chat:
     """A large file parsed from a memory map (no copy of the file in Python); else as ``load_bytes``."""
-    from inspector.core.io.formats import read_bytes
-
     try:
         with files.map_regular(path, files.CHAT_LIMIT, "chat") as mapped:
             view = memoryview(mapped)
@@ -60,8 +59,8 @@ def load_path(path, shown: str | None) -> Chat:
     except (OSError, ValueError):
         parsed = None
     if parsed is None or rubyjson.has_wide_float(parsed):
-        return load_bytes(read_bytes(path), shown)  # the careful path, which names the line at fault
-    return _build(parsed, shown, lambda: read_bytes(path).decode("utf-8", "replace"))
+        return load_bytes(files.read_chat_bytes(path), shown)  # the careful path, which names the line at fault
+    return _build(parsed, shown, lambda: files.read_chat_bytes(path).decode("utf-8", "replace"))
 
 
 def load_bytes(data: bytes, path: str | None) -> Chat:
@@ -92,9 +91,10 @@ def load(text: str, path: str | None) -> Chat:
     return _build(data, path, lambda: text)
 
 
-def _build(data, path: str | None, text) -> Chat:
+def _build(data: Any, path: str | None, text: Any) -> Chat:
     if not isinstance(data, list):
-        kind = {dict: "an object", str: "a string"}.get(type(data), type(data).__name__)
+        kinds: dict[type, str] = {dict: "an object", str: "a string"}
+        kind = kinds.get(type(data), type(data).__name__)
         raise InputError(f"expected a JSON array of messages, found {kind}", path, 1)
     messages = []
     for index, item in enumerate(data):
@@ -109,7 +109,7 @@ def _build(data, path: str | None, text) -> Chat:
 class _Locator:
     """Finds message lines on first use; ``text`` is a callable so bytes are decoded only then."""
 
-    def __init__(self, text):
+    def __init__(self, text: Any):
         self.text = text
         self.lines: list[int] | None = None
 

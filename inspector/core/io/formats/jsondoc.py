@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import orjson
 
@@ -10,7 +11,7 @@ from inspector.core.errors import InputError
 from inspector.core.ruby import json as rubyjson
 
 
-def require(text: str, path: str | None):
+def require(text: str, path: str | None) -> Any:
     """The parsed value, or an InputError naming the line where the JSON breaks."""
     try:
         return orjson.loads(text)
@@ -38,7 +39,7 @@ def has_type(head: str, *types: str) -> bool:
     return re.search(r'"type"\s*:\s*"(?:' + alternatives + r')"', head) is not None
 
 
-def kind_of(value) -> str:
+def kind_of(value: Any) -> str:
     return {
         dict: "an object",
         list: "an array",
@@ -50,7 +51,7 @@ def kind_of(value) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def objects(items: list, array: str, noun: str, path: str | None):
+def objects(items: list[Any], array: str, noun: str, path: str | None) -> Any:
     """(``array[i]``, item) for each item of a request's array, refusing one that is not an object."""
     for index, item in enumerate(items):
         where = f"{array}[{index}]"

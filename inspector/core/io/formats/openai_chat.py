@@ -6,6 +6,8 @@ carries ``tool_calls`` / ``tool_call_id``. ``developer`` becomes ``system``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspector.core.errors import InputError
 from inspector.core.io.formats.jsondoc import has_key, kind_of, objects, require, shape
 from inspector.core.io.formats.toolpairs import Builder, parse_arguments, text_of
@@ -15,7 +17,7 @@ NAME = "openai-chat"
 EXTENSIONS = ()
 
 
-def _messages(value):
+def _messages(value: Any) -> Any:
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         return value["messages"]
     if isinstance(value, list):

@@ -8,11 +8,13 @@ their call when an export lists all calls first.
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspector.core.model import Finding, Message
 from inspector.core.ruby import json as rubyjson
 
 
-def output_text(content) -> str:
+def output_text(content: Any) -> str:
     """Tool results that are not strings are JSON-encoded into a string, as scout-ai's writer does."""
     if isinstance(content, str):
         return content
@@ -22,22 +24,22 @@ def output_text(content) -> str:
 
 
 class Builder:
-    def __init__(self):
+    def __init__(self) -> None:
         self.messages: list[Message] = []
         self.findings: list[Finding] = []
         self._open: dict[object, int] = {}  # call id -> index of the last message of its pair
         self._names: dict[object, object] = {}
 
-    def add(self, role: str, content, line: int | None = None) -> None:
+    def add(self, role: str, content: Any, line: int | None = None) -> None:
         self.messages.append(Message({"role": role, "content": content}, line, line))
 
-    def call(self, name, arguments, ident, line: int | None = None) -> None:
+    def call(self, name: Any, arguments: Any, ident: Any, line: int | None = None) -> None:
         content = rubyjson.dumps({"name": name, "arguments": arguments, "id": ident})
         self.messages.append(Message({"role": "function_call", "content": content}, line, line))
         self._open[ident] = len(self.messages) - 1
         self._names[ident] = name
 
-    def output(self, ident, content, line: int | None = None, name=None) -> None:
+    def output(self, ident: Any, content: Any, line: int | None = None, name: Any = None) -> None:
         if name is None:
             name = self._names.get(ident)
         text = rubyjson.dumps({"name": name, "content": output_text(content), "id": ident})
@@ -55,7 +57,7 @@ class Builder:
         self.findings.append(Finding(kind, message, line))
 
 
-def parse_arguments(arguments, keep_raw: bool):
+def parse_arguments(arguments: Any, keep_raw: bool) -> Any:
     """A JSON-string ``arguments`` is parsed; on failure OpenAI keeps the string, the default backend nil."""
     if not isinstance(arguments, str):
         return arguments
@@ -65,7 +67,7 @@ def parse_arguments(arguments, keep_raw: bool):
         return arguments if keep_raw else None
 
 
-def text_of(content, builder: Builder, where: str) -> str:
+def text_of(content: Any, builder: Builder, where: str) -> str:
     """Text parts joined; other parts (images, files) cannot be kept in a scout message."""
     if isinstance(content, str):
         return content

@@ -20,6 +20,7 @@ The round trip through the parser is lossy exactly where scout-ai's printer is:
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
@@ -28,7 +29,7 @@ INLINE = ("option", "previous_response_id", "function_call", "function_call_outp
 ESCAPE = re.compile(r"^([a-z]+:)(\s)", re.ASCII | re.M)
 
 
-def ruby_to_s(value) -> str:
+def ruby_to_s(value: Any) -> str:
     if isinstance(value, str):
         return value
     if value is True:

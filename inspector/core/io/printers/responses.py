@@ -14,17 +14,19 @@ as an ``{"error": ...}`` item in its place.
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
 
 TOOL_DEFINITIONS = ("tool", "mcp", "kb", "association", "clear_associations")
 
 
-def _strip_fc(ident) -> object:
+def _strip_fc(ident: Any) -> object:
     return ident[3:] if isinstance(ident, str) and ident.startswith("fc_") else ident
 
 
-def _parse(message: Message):
+def _parse(message: Message) -> Any:
     content = message.fields.get("content")
     if not isinstance(content, str):
         return None
@@ -35,8 +37,8 @@ def _parse(message: Message):
     return value if isinstance(value, dict) else None
 
 
-def response_items(messages: list[Message]) -> list[dict]:
-    items: list[dict] = []
+def response_items(messages: list[Message]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
     last_id = None
     for index, message in enumerate(messages):
         role = message.fields.get("role")

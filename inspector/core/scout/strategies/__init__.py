@@ -7,14 +7,17 @@ A plugin strategy is a callable taking and returning a list of message dicts
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 ENTRY_POINT_GROUP = "prompt_inspector.strategies"
 # Every name some scout-ai version knows (versions.py says which); the default is the version's.
 BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch", "shorten_tools_epoch_increment", "inbox")
 DEFAULT = ("shorten_tools",)
 
-StrategyFn = Callable[[list[dict]], list[dict]]
+Fields = dict[str, Any]  # a message as a plugin sees it: role, content and any other keys
+StrategyFn = Callable[[list[Fields]], list[Fields]]
+StrategySpec = str | Sequence[str] | StrategyFn  # what --strategies, a chat or the app asks for
 _registered: dict[str, StrategyFn] = {}
 _entry_points_loaded = False
 
@@ -48,7 +51,7 @@ def _load_entry_points() -> None:
         if point.name in _registered or point.name in BUILTIN:
             continue
         try:
-            _registered[point.name] = point.load()
+            _registered[point.name] = point.load()  # a plugin: trusted to be a StrategyFn
         except Exception:  # a broken plugin must not stop the inspector
             continue
 
@@ -62,11 +65,13 @@ def lookup(name: str) -> StrategyFn:
     if name == "shorten_tools_epoch":
         from inspector.core.scout.strategies.shorten_tools_epoch import shorten_tools_epoch
 
-        return shorten_tools_epoch
+        epoch: StrategyFn = shorten_tools_epoch
+        return epoch
     if name == "shorten_tools_epoch_increment":
-        from inspector.core.scout.strategies.shorten_tools_epoch_increment import shorten_tools_epoch_increment
+        from inspector.core.scout.strategies.windows import shorten_tools_epoch_increment
 
-        return shorten_tools_epoch_increment
+        increment: StrategyFn = shorten_tools_epoch_increment
+        return increment
     _load_entry_points()
     try:
         return _registered[name]
@@ -79,7 +84,9 @@ def is_registered(name: str) -> bool:
     return name in _registered
 
 
-def parse_spec(spec, default=DEFAULT, validate: bool = True) -> list[str] | Callable:
+def parse_spec(
+    spec: StrategySpec | None, default: Sequence[str] = DEFAULT, validate: bool = True
+) -> list[str] | StrategyFn:
     """Strategies as scout-ai takes them: None, "a,b", a list of names, or a callable.
 
     ``validate`` makes a name no version knows and no plugin registers a usage error (for

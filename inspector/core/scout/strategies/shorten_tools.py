@@ -8,11 +8,13 @@ are filled with slice operations rather than walked.
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import Any
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.scout import decision as d
-from inspector.core.scout.tool_facts import CALL, FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
+from inspector.core.scout.roles import ToolKind, tool_kind
+from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
 
 KEEP, CUT, DROP, RAISE, UNREACHED = 0, 1, 2, 3, 4
 _TIER = {KEEP: d.FULL, CUT: d.TRUNCATED, DROP: d.DROPPED, RAISE: d.ERROR, UNREACHED: d.UNDECIDED}
@@ -93,7 +95,7 @@ class ShortenToolsPlan:
         self.error = error
         self.final_chars = chars
         self.tool_chars_after = chars + kept_extra
-        self.counts = None
+        self.counts: dict[d.Tier, int] | None = None
 
     # -- per message ---------------------------------------------------------------------
     def position_of(self, index: int) -> int | None:
@@ -105,29 +107,16 @@ class ShortenToolsPlan:
         original = chars_of(message.fields.get("content"))
         p = facts.position.get(index)
         if p is None:
-            role = message.fields.get("role")
-            tool = role in ("function_call", "function_call_output")
+            kind = tool_kind(message.fields.get("role"))
+            tool = kind is not ToolKind.NONE
             reached = self.error is None or index > self.error.index
-            kind = ("call" if role == "function_call" else "output") if tool else ""
             counters = self._counters_at(index)
             if not reached:
                 return d.Decision(index, d.UNDECIDED, d.NOT_REACHED, *counters, original, 0, kind)
             return d.Decision(index, d.FULL, d.NO_CONTENT if tool else d.NOT_TOOL, *counters, original, original, kind)
         state = self.state[p]
         kind_code = facts.kinds[p]
-        kind = (
-            "call"
-            if kind_code == CALL
-            else "output"
-            if kind_code == OUTPUT
-            else (
-                "call"
-                if message.fields.get("role") == "function_call"
-                else "output"
-                if message.fields.get("role") == "function_call_output"
-                else ""
-            )
-        )
+        kind = tool_kind(message.fields.get("role"))  # a walked message is a call or an output
         counted = facts.outs[p]
         before = self.chars_before[p]
         if state == RAISE:
@@ -147,7 +136,7 @@ class ShortenToolsPlan:
         if state == DROP:
             return d.Decision(index, d.DROPPED, d.BEYOND_MAX, counted, before, original, 0, kind)
         if state == CUT:
-            return d.Decision(index, d.TRUNCATED, d.MIDDLE, counted, before, original, facts.short[p], kind)
+            return d.Decision(index, d.TRUNCATED, d.MIDDLE, counted, before, original, facts.shortened(p), kind)
         full_calls, full_outputs, _, _, budget = self.thresholds
         full_limit = full_outputs if kind_code == OUTPUT else full_calls
         reason = d.RECENT if counted < full_limit else d.BUDGET if before < budget else d.NOTHING
@@ -186,7 +175,7 @@ class ShortenToolsPlan:
         FULL, TRUNCATED, DROPPED, ERROR, UNDECIDED = d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED
         RECENT, BUDGET, NOTHING = d.RECENT, d.BUDGET, d.NOTHING
         detail = self.error.describe() if self.error is not None else ""
-        out: list = [None] * facts.count
+        out: list[Any] = [None] * facts.count
         after = []  # tool characters left behind by each tool position, for the messages around it
         for p, index in enumerate(order):
             code, counted, before, original = state[p], outs[p], chars_before[p], originals[index]
@@ -263,7 +252,7 @@ class ShortenToolsPlan:
             self.counts = counts
         return self.counts
 
-    def visible_content(self, index: int):
+    def visible_content(self, index: int) -> Any:
         """The content the model sees for message ``index`` (None when dropped)."""
         p = self.facts.position.get(index)
         message = self.facts.messages[index]

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby.inspect import inspect, to_s
 from inspector.core.scout import decision as d
 from inspector.core.scout.shorten import SIZED, Shortener
 from inspector.core.scout.tool_facts import ruby_class
+
+if TYPE_CHECKING:
+    from inspector.core.scout.settings import Thresholds
 
 NAME = "shorten_tools_epoch"
 DEFAULTS = {
@@ -53,17 +57,22 @@ class EpochSettings:
     size: int = 20
 
     @classmethod
+    def of(cls, settings: Thresholds) -> EpochSettings:
+        """The four values among every resolved setting."""
+        return cls(*(int(settings.setting(key)) for key in DEFAULTS))
+
+    @classmethod
     def resolve(cls, env: dict[str, str] | None = None, config_files: list[Path] | None = None) -> EpochSettings:
         """The four values as scout-ai reads them: config files, environment, default, then to_i."""
         from inspector.core.scout.settings import resolve_settings
 
         values, _ = resolve_settings(DEFAULTS, env=env, config_files=config_files)
-        return cls(*(values[key].value for key in DEFAULTS))
+        return cls(*(int(values[key].value) for key in DEFAULTS))
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    tier: str
+    tier: d.Tier
     reason: str
     counted: int | None = None  # parseable outputs counted newest first (Ruby's tool_ids.length)
 
@@ -79,7 +88,7 @@ class EpochError:
 
 @dataclass(slots=True)
 class EpochResult:
-    messages: list[dict]
+    messages: list[dict[str, Any]]
     origins: list[int]  # input position of each returned message; -1 for the compaction message
     outcomes: list[Outcome]  # one per input position
     error: EpochError | None = None
@@ -88,7 +97,7 @@ class EpochResult:
 
 
 class _Raise(Exception):
-    def __init__(self, position: int, exception: str, why: str, data=None):
+    def __init__(self, position: int, exception: str, why: str, data: Any = None):
         super().__init__(why)
         name = data.get("name") if type(data) is dict else None
         ident = data.get("id") if type(data) is dict else None
@@ -98,7 +107,7 @@ class _Raise(Exception):
 _UNPARSED = object()
 
 
-def _parse(content):
+def _parse(content: Any) -> Any:
     """``JSON.parse json rescue nil``: anything that fails, or parses to nil/false, is kept as is."""
     if type(content) is not str:
         return _UNPARSED  # TypeError (not a String), rescued
@@ -111,7 +120,7 @@ def _parse(content):
     return value
 
 
-def _index(value, key: str, position: int):
+def _index(value: Any, key: str, position: int) -> Any:
     """Ruby's ``value[key]`` on whatever JSON.parse returned."""
     kind = type(value)
     if kind is dict:
@@ -123,7 +132,7 @@ def _index(value, key: str, position: int):
     raise _Raise(position, "NoMethodError", f"undefined method `[]' for {ruby_class(value)}")
 
 
-def _hash_key(value):
+def _hash_key(value: Any) -> Any:
     """A Python key equal where Ruby's Hash keys are ``eql?`` (1 and 1.0 differ; 0.0 and -0.0 do not)."""
     kind = type(value)
     if kind is dict:
@@ -135,7 +144,7 @@ def _hash_key(value):
     return (kind.__name__, value)
 
 
-def _sort_value(value):
+def _sort_value(value: Any) -> Any:
     # transform_keys(&:to_s).sort: Ruby compares strings by bytes
     if type(value) is dict:
         ordered = sorted(value.items(), key=lambda kv: kv[0].encode("utf-8", "surrogatepass"))
@@ -145,7 +154,7 @@ def _sort_value(value):
     return value
 
 
-def dedup_key(name, arguments) -> str:
+def dedup_key(name: Any, arguments: Any) -> str:
     """``name + "\\0" + JSON.generate(sorted arguments)``; the id is left out on purpose in S."""
     try:
         return f"{to_s(name)}\0{rubyjson.dumps(_sort_value(arguments if arguments not in (None, False) else {}))}"
@@ -153,9 +162,9 @@ def dedup_key(name, arguments) -> str:
         return f"{to_s(name)}\0{inspect(arguments)}"
 
 
-def protected_positions(items: list[dict], total: int) -> set[int]:
+def protected_positions(items: list[dict[str, Any]], total: int) -> set[int]:
     """Reverse positions (1 = newest parseable output) of the newest instance of each repeated call."""
-    pending: dict = {}
+    pending: dict[str, Any] = {}
     positions: dict[str, list[int]] = {}
     forward = 0
     for position, message in enumerate(items):
@@ -181,7 +190,7 @@ def protected_positions(items: list[dict], total: int) -> set[int]:
     return {total - max(found) + 1 for found in positions.values() if len(found) > 1}
 
 
-def _values_at_error(data, position: int) -> _Raise:
+def _values_at_error(data: Any, position: int) -> _Raise:
     if type(data) is list:
         return _Raise(position, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
     return _Raise(
@@ -191,7 +200,11 @@ def _values_at_error(data, position: int) -> _Raise:
     )
 
 
-def run(items: list[dict], settings: EpochSettings = EpochSettings(), shortener: Shortener = SIZED) -> EpochResult:
+def run(
+    items: list[dict[str, Any]],
+    settings: EpochSettings = EpochSettings(),
+    shortener: Shortener = SIZED,
+) -> EpochResult:
     """Apply the strategy to ``items`` (not modified); the result says what happened to each.
 
     ``shortener`` is the version's ``shorten_string`` (1.2.6 sized, 2.x the envelope).
@@ -206,7 +219,7 @@ def run(items: list[dict], settings: EpochSettings = EpochSettings(), shortener:
         return EpochResult([], [], outcomes, error)
 
 
-def _run(items, settings, outcomes, shortener) -> EpochResult:
+def _run(items: Any, settings: Any, outcomes: Any, shortener: Shortener) -> EpochResult:
     for position, message in enumerate(items):
         role = message.get("role")
         if type(role) is not str:  # `m[:role].to_sym` in the count
@@ -227,7 +240,7 @@ def _run(items, settings, outcomes, shortener) -> EpochResult:
     truncate_to = keep_full + compacted
     protected = protected_positions(items, total)
 
-    kept: list[tuple[int, dict]] = []  # newest first
+    kept: list[tuple[int, dict[str, Any]]] = []  # newest first
     counted = 0
     truncated = dropped = 0
     for position in range(len(items) - 1, -1, -1):
@@ -284,7 +297,7 @@ def _run(items, settings, outcomes, shortener) -> EpochResult:
     return EpochResult(out_messages, origins, outcomes, None, truncated, dropped)
 
 
-def _compact_output(data: dict, position: int, shortener: Shortener) -> str | None:
+def _compact_output(data: dict[str, Any], position: int, shortener: Shortener) -> str | None:
     content = data.get("content")
     new = shortener(to_s(content), OUTPUT_SIZE)
     if type(content) is str and new == content:
@@ -293,7 +306,7 @@ def _compact_output(data: dict, position: int, shortener: Shortener) -> str | No
     return _to_json(data, position)
 
 
-def _compact_call(data: dict, position: int, shortener: Shortener) -> str | None:
+def _compact_call(data: dict[str, Any], position: int, shortener: Shortener) -> str | None:
     arguments = data.get("arguments")
     if arguments is None or arguments is False:
         return None
@@ -318,14 +331,14 @@ def _compact_call(data: dict, position: int, shortener: Shortener) -> str | None
     )
 
 
-def _to_json(data: dict, position: int) -> str:
+def _to_json(data: dict[str, Any], position: int) -> str:
     try:
         return rubyjson.dumps(data)
     except rubyjson.RubyJSONError as exc:
         raise _Raise(position, exc.exception, str(exc), data) from None
 
 
-def shorten_tools_epoch(messages: list[dict], settings: EpochSettings | None = None) -> list[dict]:
+def shorten_tools_epoch(messages: list[dict[str, Any]], settings: EpochSettings | None = None) -> list[dict[str, Any]]:
     """The plain strategy form (list in, list out); raises ValueError where scout-ai would raise."""
     result = run(messages, settings or EpochSettings.resolve())
     if result.error is not None:

@@ -16,6 +16,7 @@ exact message Ruby raises on.
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import Any
 
 import orjson
 
@@ -24,10 +25,11 @@ from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby.inspect import to_s
 from inspector.core.scout import decision as d
-from inspector.core.scout.shorten import Shortener
+from inspector.core.scout.roles import ToolKind, tool_kind
+from inspector.core.scout.shorten import ENVELOPE, Shortener
 from inspector.core.scout.strategies import shorten_tools_epoch as epoch
 from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
-from inspector.core.scout.tool_facts import chars_of
+from inspector.core.scout.tool_facts import ToolFacts, chars_of
 
 _OTHER, _NOROLE, _CALL, _OUTPUT = 0, 1, 2, 3
 _MISSING = object()
@@ -36,7 +38,9 @@ _MISSING = object()
 class WindowFacts:
     """Setting-independent facts of one message list for one epoch strategy and one shorten_string."""
 
-    def __init__(self, messages: list[Message], strategy: str, shortener: Shortener, tool_facts=None):
+    def __init__(
+        self, messages: list[Message], strategy: str, shortener: Shortener, tool_facts: ToolFacts | None = None
+    ):
         self.messages = messages
         self.strategy = strategy
         self.shortener = shortener
@@ -61,7 +65,7 @@ class WindowFacts:
         if bad_role is not None and not self.increment:
             self.needs_exact_walk = True
         self.total = kinds.count(_OUTPUT)
-        self.parsed: list = [None] * len(messages)
+        self.parsed: list[Any] = [None] * len(messages)
         positions: list[int] = []
         reverse: list[int] = []
         parseable_outputs = 0
@@ -74,8 +78,10 @@ class WindowFacts:
                 continue
             content = messages[position].fields.get("content")
             data = known.get(position, _MISSING)
-            if data is not _MISSING and (
-                rubyjson.too_deep(content, data) or (kind == _CALL and rubyjson.has_long_digits(content))
+            if (
+                data is not _MISSING
+                and type(content) is str
+                and (rubyjson.too_deep(content, data) or (kind == _CALL and rubyjson.has_long_digits(content)))
             ):
                 data = _MISSING  # the careful reading: nesting limit, exact wide integers in arguments
             if data is _MISSING:
@@ -123,16 +129,16 @@ class WindowFacts:
         self.negated = [-k for k in reverse]
         self.originals = [chars_of(m.fields.get("content")) for m in messages]
         self.chars_before = sum(self.originals)
-        self._repeats: tuple | None = None
-        self._compact: dict[int, object] = {}
+        self._repeats: tuple[set[int], list[int], dict[int, int]] | None = None
+        self._compact: dict[int, str | ScoutError | None] = {}
         self._subject_at = {p: i for i, p in enumerate(positions)}
 
     def repeats(self) -> tuple[set[int], list[int], dict[int, int]]:
         """Protected reverse positions, repeated forward positions (2.x) and, per protected position,
         the index of the first occurrence of the call it repeats."""
         if self._repeats is None:
-            pending: dict = {}
-            keys: dict[str, list[tuple[int, int]]] = {}
+            pending: dict[Any, object] = {}
+            keys: dict[object, list[tuple[int, int]]] = {}
             forward = 0
             for position, kind in enumerate(self.kinds):
                 if kind == _OUTPUT and self.increment:
@@ -162,17 +168,15 @@ class WindowFacts:
             self._repeats = (protected, sorted(repeated), first_of)
         return self._repeats
 
-    def compacted(self, position: int):
+    def compacted(self, position: int) -> str | ScoutError | None:
         """The compacted content (str), None when nothing changes, or a ScoutError (cached)."""
-        found = self._compact.get(position, _MISSING)
-        if found is _MISSING:
-            found = self._compact_one(position)
-            self._compact[position] = found
-        return found
+        if position not in self._compact:
+            self._compact[position] = self._compact_one(position)
+        return self._compact[position]
 
-    def _compact_one(self, position: int):
+    def _compact_one(self, position: int) -> str | ScoutError | None:
         message = self.messages[position]
-        text = message.fields.get("content")
+        text = str(message.fields.get("content"))  # a String: only parsed Hash contents get here
         data = rubyjson.parse(text) if rubyjson.has_long_digits(text) else dict(self.parsed[position])
         output = self.kinds[position] == _OUTPUT
         try:
@@ -195,7 +199,7 @@ class WindowFacts:
 _FAILED = object()
 
 
-def _load(content, exact: bool):
+def _load(content: Any, exact: bool) -> Any:
     """JSON.parse as both strategies rescue it: _FAILED for what raises (not a String, bad JSON, too deep).
 
     Outputs skip the scan for wide integers (20 MB of it costs seconds): their values matter
@@ -212,7 +216,7 @@ def _load(content, exact: bool):
     return value
 
 
-def _finite(value) -> bool:
+def _finite(value: Any) -> bool:
     kind = type(value)
     if kind is float:
         return value == value and value not in (float("inf"), float("-inf"))
@@ -223,7 +227,7 @@ def _finite(value) -> bool:
     return True
 
 
-def _dedup_key(name, arguments):
+def _dedup_key(name: Any, arguments: Any) -> object:
     """A key equal exactly where Ruby's ``name + NUL + JSON.generate(sorted arguments)`` is equal.
 
     orjson with sorted keys is as injective as Ruby's generator on JSON values and much
@@ -241,7 +245,7 @@ def _dedup_key(name, arguments):
 _SORTED = orjson.OPT_SORT_KEYS
 
 
-def _increment_compact(data: dict, output: bool, shorten: Shortener) -> str | None:
+def _increment_compact(data: dict[str, Any], output: bool, shorten: Shortener) -> str | None:
     if output:
         content = data.get("content")
         new = shorten(to_s(content), increment.OUTPUT_SIZE, data.get("step"))
@@ -264,14 +268,14 @@ class Window:
 
     __slots__ = ("keep_full", "note", "schedule", "truncate_to")
 
-    def __init__(self, keep_full: int, truncate_to: int, note: str, schedule=None):
+    def __init__(self, keep_full: int, truncate_to: int, note: str, schedule: increment.Schedule | None = None):
         self.keep_full = keep_full
         self.truncate_to = truncate_to
         self.note = note  # epoch, pinned total, windows in words
         self.schedule = schedule
 
 
-def window_for(facts: WindowFacts, settings) -> Window | None:
+def window_for(facts: WindowFacts, settings: Any) -> Window | None:
     """The strategy's windows for ``settings``, or None when it returns the list unchanged."""
     total = facts.total
     if facts.increment:
@@ -294,7 +298,7 @@ def window_for(facts: WindowFacts, settings) -> Window | None:
 class WindowPlan:
     """One plan of an epoch strategy: the prepared messages and a decision per message, lazily."""
 
-    def __init__(self, facts: WindowFacts, settings):
+    def __init__(self, facts: WindowFacts, settings: Any):
         self.facts = facts
         self.settings = settings
         self.error: ScoutError | None = None
@@ -397,7 +401,7 @@ class WindowPlan:
         return [(i, m) for i, (o, m) in enumerate(zip(self.origins(), self.messages())) if o < 0]
 
     # -- per message ---------------------------------------------------------------------
-    def tier_of(self, index: int) -> str:
+    def tier_of(self, index: int) -> d.Tier:
         if self.error is not None:
             if index == self.failed_at:
                 return d.ERROR
@@ -414,7 +418,7 @@ class WindowPlan:
             found = self._dropped = set(self.dropped)
         return found
 
-    def visible_content(self, index: int):
+    def visible_content(self, index: int) -> Any:
         tier = self.tier_of(index)
         if tier == d.TRUNCATED:
             return self.compacted[index]
@@ -425,7 +429,7 @@ class WindowPlan:
     def decision(self, index: int) -> d.Decision:
         facts = self.facts
         kind_code = facts.kinds[index]
-        kind = "call" if kind_code == _CALL else "output" if kind_code == _OUTPUT else ""
+        kind = ToolKind.CALL if kind_code == _CALL else ToolKind.OUTPUT if kind_code == _OUTPUT else ToolKind.NONE
         original = facts.originals[index]
         at = facts._subject_at.get(index)
         k = facts.reverse[at] if at is not None else None
@@ -471,7 +475,7 @@ class WindowPlan:
     def decisions(self) -> list[d.Decision]:
         return [self.decision(i) for i in range(len(self.facts.messages))]
 
-    def tier_counts(self) -> dict[str, int]:
+    def tier_counts(self) -> dict[d.Tier, int]:
         n = len(self.facts.messages)
         counts = {d.FULL: n, d.TRUNCATED: 0, d.DROPPED: 0, d.ERROR: 0, d.UNDECIDED: 0}
         if self.error is not None:
@@ -507,7 +511,7 @@ class WindowPlan:
         return total
 
 
-def _class(value) -> str:
+def _class(value: Any) -> str:
     from inspector.core.scout.tool_facts import ruby_class
 
     return ruby_class(value)
@@ -516,9 +520,9 @@ def _class(value) -> str:
 class Unchanged:
     """``none`` (and a chain of nothing else): every message is sent as it is."""
 
-    error = None
+    error: ScoutError | None = None
 
-    def __init__(self, messages: list[Message], tool_facts=None):
+    def __init__(self, messages: list[Message], tool_facts: ToolFacts | None = None):
         self.messages_in = messages
         self.tool_facts = tool_facts if tool_facts is not None and tool_facts.messages is messages else None
 
@@ -528,23 +532,23 @@ class Unchanged:
     def origins(self) -> list[int]:
         return list(range(len(self.messages_in)))
 
-    def tier_of(self, index: int) -> str:
+    def tier_of(self, index: int) -> d.Tier:
         return d.FULL
 
-    def visible_content(self, index: int):
+    def visible_content(self, index: int) -> Any:
         return self.messages_in[index].fields.get("content")
 
     def decision(self, index: int) -> d.Decision:
         message = self.messages_in[index]
         role = message.fields.get("role")
-        kind = "call" if role == "function_call" else "output" if role == "function_call_output" else ""
+        kind = tool_kind(role)
         n = chars_of(message.fields.get("content"))
         return d.Decision(index, d.FULL, d.NO_STRATEGY if kind else d.NOT_TOOL, None, None, n, n, kind)
 
     def decisions(self) -> list[d.Decision]:
         return [self.decision(i) for i in range(len(self.messages_in))]
 
-    def tier_counts(self) -> dict[str, int]:
+    def tier_counts(self) -> dict[d.Tier, int]:
         return {d.FULL: len(self.messages_in), d.TRUNCATED: 0, d.DROPPED: 0, d.ERROR: 0, d.UNDECIDED: 0}
 
     def sizes(self) -> tuple[int, int, int, int, int]:
@@ -559,3 +563,31 @@ class Unchanged:
                 if m.fields.get("role") in ("function_call", "function_call_output")
             )
         return total, tool, total, tool, len(self.messages_in)
+
+
+def as_result(plan: WindowPlan) -> epoch.EpochResult:
+    """The plan in the message-by-message form a chain of strategies composes (dicts, outcomes)."""
+    size = len(plan.facts.messages)
+    outcomes = []
+    for index in range(size):
+        decision = plan.decision(index)
+        outcomes.append(epoch.Outcome(decision.tier, decision.reason, decision.outputs_counted))
+    error = None
+    if plan.error is not None:
+        e = plan.error
+        error = epoch.EpochError(e.index, e.exception, e.why, e.name, e.id)
+        return epoch.EpochResult([], [], outcomes, error)
+    messages = [m.fields for m in plan.messages()]
+    return epoch.EpochResult(messages, plan.origins(), outcomes, None, len(plan.compacted), len(plan.dropped))
+
+
+def shorten_tools_epoch_increment(
+    messages: list[dict[str, Any]], settings: increment.IncrementSettings | None = None
+) -> list[dict[str, Any]]:
+    """The plain strategy form (list in, list out); raises ValueError where scout-ai would raise."""
+    plan = WindowPlan(
+        WindowFacts([Message(m) for m in messages], increment.NAME, ENVELOPE), settings or increment.IncrementSettings()
+    )
+    if plan.error is not None:
+        raise ValueError(f"scout-ai would raise {plan.error.exception}: {plan.error.why}")
+    return [m.fields for m in plan.messages()]
