@@ -98,6 +98,24 @@ def write(path: str | Path, messages: int = 20_000, megabytes: float = 60.0) -> 
     return path
 
 
+def write_scout(path: str | Path, messages: int = 20_000, megabytes: float = 60.0) -> Path:
+    """The same chat as scout-ai writes it: a meta record before each model response."""
+    from inspector.core.io.printers.chat import print_chat
+    from inspector.core.model import Message
+
+    out: list[Message] = []
+    previous = None
+    for item in build(messages, megabytes):
+        role = item["role"]
+        if role in ("assistant", "function_call") and previous not in ("assistant", "function_call"):
+            out.append(Message.make("meta", f"pt={len(out) * 7} ct=40"))
+        out.append(Message(item))
+        previous = role
+    path = Path(path)
+    path.write_text(print_chat(out), encoding="utf-8")
+    return path
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("out")

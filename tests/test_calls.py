@@ -186,3 +186,23 @@ def test_an_invalid_utf8_chat_reloads_each_cut(tmp_path):
     path.write_bytes(b"user:\n\ncaf\xe9\n\nassistant:\n\none\n\nuser:\n\nmore\n\nassistant:\n\ntwo\n")
     history = _check_every_call(path, {})
     assert len(history) == 2 and history.reloads == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_shared_rows_and_facts_at_a_call_equal_fresh_ones(tmp_path, seed):
+    from inspector.core.present.rows import RowModel
+    from inspector.core.scout.tool_facts import ToolFacts
+
+    path = tmp_path / "gen.chat"
+    path.write_text(callgen.scout_chat(40 + seed), encoding="utf-8")
+    history = ChatHistory(path, env={}, config_files=[])
+    for number in range(1, len(history) + 1):
+        inspection = history.at(number)
+        shared, fresh = history.rows_at(number, inspection), RowModel(inspection.chat, inspection.facts)
+        assert shared.refs == fresh.refs and shared.numbers == fresh.numbers
+        assert shared.consumed_chars() == fresh.consumed_chars()
+        assert [shared.left(r) for r in range(len(shared))] == [fresh.left(r) for r in range(len(fresh))]
+        facts, again = inspection.facts, ToolFacts(inspection.chat.messages)
+        assert (facts.tool_chars(), facts.nontool_chars()) == (again.tool_chars(), again.nontool_chars())
+        assert (facts.order, facts.outs, facts.prefix) == (again.order, again.outs, again.prefix)
+    assert history.prefix_counts

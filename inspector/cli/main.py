@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
 from typing import NoReturn
 
-from . import calls, diff, explain, prepare, sweep, thresholds, why
 from .output import EXIT_OK, EXIT_SCOUT, PROG, fail, note, warn
 
-# each command module has add_parser(sub, common) and run(args, inspection)
-INSPECTING = {"prepare": prepare, "explain": explain, "why": why, "sweep": sweep, "diff": diff}
+# each command module has add_parser(sub, common) and run(args, inspection); a command imports only
+# its own module (and what that needs), so `prepare` does not pay for the analyses' imports
+INSPECTING = ("prepare", "explain", "why", "sweep", "diff")
 COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff", "calls")
+
+
+def command_module(name: str):
+    return importlib.import_module(f"{__package__}.{name}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,16 +72,13 @@ def _version_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser, or with ``only`` just that one (the others' modules stay unimported)."""
     parser = _Parser(prog=PROG, description="Show what a scout-ai agent really sends to its model.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    prepare.add_parser(sub, _common)
-    explain.add_parser(sub, _common)
-    thresholds.add_parser(sub, _common)
-    why.add_parser(sub, _common)
-    sweep.add_parser(sub, _common)
-    diff.add_parser(sub, _common)
-    calls.add_parser(sub, _common)
+    for name in COMMANDS:
+        if only is None or name == only:
+            command_module(name).add_parser(sub, _common)
     return parser
 
 
@@ -105,6 +107,9 @@ def build_app_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
     _version_option(parser)
+    parser.add_argument(
+        "--follow", action="store_true", help="follow the file while an agent writes it (appends and rewrites)"
+    )
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
@@ -136,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     if argv and argv[0] in COMMANDS:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv[0]).parse_args(argv)
         return _run_headless(args)
     if (argv and argv[0] in ("-h", "--help")) or argv[:1] == ["help"]:
         build_app_parser().print_help()
@@ -188,7 +193,7 @@ def _run_headless(args: argparse.Namespace) -> int:
     try:
         overrides = parse_assignments(args.sets)
         if args.command == "thresholds":
-            return thresholds.run(args, overrides, config_files(args))
+            return command_module("thresholds").run(args, overrides, config_files(args))
         from inspector.core.inspection import open_inspection
 
         args.history = None
@@ -208,7 +213,7 @@ def _run_headless(args: argparse.Namespace) -> int:
                     warn(warning)
                 for finding in [*history.whole.chat.findings, *history.findings]:
                     _note_finding(args, finding)
-                return calls.run(args, history)
+                return command_module("calls").run(args, history)
             inspection = history.at(history.number(args.at)) if args.at is not None else history.whole
         else:
             inspection = open_inspection(
@@ -221,7 +226,7 @@ def _run_headless(args: argparse.Namespace) -> int:
             )
         for warning in inspection.thresholds.warnings:
             warn(warning)
-        command = INSPECTING[args.command]
+        command = command_module(args.command)
         # explain lists the loader's findings in its output, in every format; the others note them here
         for finding in () if args.command == "explain" else inspection.chat.findings:
             _note_finding(args, finding)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from argparse import Namespace
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from inspector.core.present.export import json_text
@@ -33,14 +33,15 @@ def warn(message: str) -> None:
     _say("warning", message)
 
 
-def emit(args: Namespace, text: str | bytes) -> None:
-    """Write a command's output to stdout, or atomically to ``-o FILE`` (never over the chat).
+def emit(args: Namespace, text: str | bytes | Iterable[bytes]) -> None:
+    """Write a command's output (text, bytes or pieces of bytes) to stdout, or atomically to
+    ``-o FILE`` (never over the chat).
 
     On a terminal, control characters from the chat are shown as symbols (as ``ls`` does with
     names); a pipe or a file gets the exact bytes.
     """
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     if getattr(args, "output", None):
-        data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
         from inspector.core.io.atomic import write_atomic
 
         write_atomic(args.output, data, [args.chat] if getattr(args, "chat", None) else [])
@@ -48,11 +49,15 @@ def emit(args: Namespace, text: str | bytes) -> None:
     if _is_terminal():
         from inspector.core.present.sanitize import display_text
 
-        shown = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        if isinstance(text, str):
+            shown = text
+        else:
+            whole = data if isinstance(data, bytes) else b"".join(data)
+            shown = whole.decode("utf-8", "replace")
         data = display_text(shown).encode("utf-8", "replace")
-    else:
-        data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-    sys.stdout.buffer.write(data)
+    out = sys.stdout.buffer
+    for piece in (data,) if isinstance(data, bytes) else data:
+        out.write(piece)
     sys.stdout.flush()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from inspector.core.errors import UsageError
 from inspector.core.io.printers import PRINTERS
-from inspector.core.present.export import prepared_bytes
+from inspector.core.present.export import prepared_chunks
 
 from .calls import add_at
 from .output import EXIT_OK, emit, scout_error
@@ -28,5 +28,5 @@ def run(args, inspection) -> int:
     prompt = inspection.prompt()
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
-    emit(args, prepared_bytes(prompt, args.format))
+    emit(args, prepared_chunks(prompt, args.format))
     return EXIT_OK

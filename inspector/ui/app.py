@@ -22,12 +22,16 @@ from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import Worker, get_current_worker
 
+from inspector.core.calls.history import ChatHistory
+from inspector.core.calls.live import Follower
+from inspector.core.calls.timeline import message_tiers
 from inspector.core.errors import InputError, UsageError
-from inspector.core.inspection import Inspection, open_inspection
+from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
+from inspector.core.present.sanitize import one_line
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS, Source, Thresholds
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies
@@ -36,8 +40,18 @@ from inspector.core.scout.totals import Totals
 from .analysis import Replanners, edited_inspection
 from .commands import InspectorCommands
 from .keymap import APP_ACTIONS, VIEW_ACTIONS, bindings
-from .messages import ChatLoaded, Exported, LoadFailed, Replanned, WorkerFailed, report_failure
-from .results import ApplyFix, ExportChoice, FilterChoice, JumpTo, PresetChoice
+from .messages import (
+    CallShown,
+    ChatLoaded,
+    Exported,
+    Followed,
+    LoadFailed,
+    Replanned,
+    StripReady,
+    WorkerFailed,
+    report_failure,
+)
+from .results import ApplyFix, ExportChoice, FilterChoice, JumpTo, JumpToCall, PresetChoice
 from .screens.audit import AuditScreen
 from .screens.export import ExportScreen
 from .screens.filter import FilterScreen
@@ -45,6 +59,7 @@ from .screens.help import HelpScreen
 from .screens.notes import NotesScreen
 from .screens.presets import PresetsScreen
 from .screens.why import WhyScreen
+from .widgets.call_strip import CallStrip
 from .widgets.compare_panel import ComparePanel
 from .widgets.detail import DetailPane
 from .widgets.dual_view import DualColumnView
@@ -64,6 +79,7 @@ class InspectorApp(App):
 
     debounce = 0.15  # seconds of no typing before a re-plan
     detail_delay = 0.08  # seconds the cursor must rest before the detail pane loads
+    follow_every = 0.25  # seconds between looks at a followed file
 
     def __init__(
         self,
@@ -75,6 +91,7 @@ class InspectorApp(App):
         env: dict[str, str] | None = None,
         label: str | None = None,
         scout_version: str | None = None,
+        follow: bool = False,
     ):
         super().__init__()
         self.scout_version = scout_version
@@ -103,6 +120,15 @@ class InspectorApp(App):
         self._detail_timer: Timer | None = None
         self.strategy_choices = [CHAT_CHOICE, *known_strategies()]
         self.notices: list[str] = []  # every notification's text, oldest first (tests read it)
+        # model calls: the chat's history, the call on screen (None: the whole chat, i.e. the next call)
+        self.history: ChatHistory | None = None
+        self.call: int | None = None
+        self.call_version = 0
+        self.strip_version = 0
+        self.following = follow
+        self.follower: Follower | None = None
+        self._follow_timer: Timer | None = None
+        self._strip_timer: Timer | None = None
 
     def notify(self, message: str, **kwargs) -> None:
         self.notices.append(message)
@@ -116,6 +142,7 @@ class InspectorApp(App):
             with Vertical(id="left"):
                 yield DualColumnView(id="view")
                 yield StatusLine(id="status")
+                yield CallStrip(id="strip")
                 yield ComparePanel(id="compare")
                 yield DetailPane(id="detail")
             yield ThresholdEditor(list(self.strategy_choices), id="editor")
@@ -140,6 +167,8 @@ class InspectorApp(App):
             self.editor.add_class("-open")  # room for it: show the values from the start
         self.view.focus()
         self.load()
+        if self.following:
+            self._start_following()
 
     # -- loading ----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="load", description="loading the chat", exit_on_error=False)
@@ -148,7 +177,7 @@ class InspectorApp(App):
         try:
             if self.path is None:
                 raise InputError("no chat file given")
-            inspection = open_inspection(
+            history = ChatHistory(
                 self.path,
                 input_format=self.input_format,
                 overrides=self.overrides,
@@ -156,7 +185,8 @@ class InspectorApp(App):
                 env=self.env,
                 scout_version=self.scout_version,
             )
-            rows = RowModel(inspection.chat, inspection.facts)
+            inspection = history.whole
+            rows = history.rows_at(None, inspection)
             thresholds = keep or inspection.thresholds
             prompt = inspection.prompt(thresholds, self.strategies)
             totals = summary_totals(rows, prompt)
@@ -164,7 +194,7 @@ class InspectorApp(App):
             self.post_message(LoadFailed(str(exc)))
             return
         self.post_message(
-            ChatLoaded(inspection, rows, prompt, totals, inspection.thresholds, time.perf_counter() - started)
+            ChatLoaded(inspection, rows, prompt, totals, inspection.thresholds, time.perf_counter() - started, history)
         )
 
     @on(ChatLoaded)
@@ -175,8 +205,12 @@ class InspectorApp(App):
         self.thresholds = self.thresholds or event.loaded
         self.planned = (self.thresholds, self.strategies)
         self.load_error, self.load_seconds = None, event.elapsed
+        self.history, self.call = event.history, None
+        self.follower = Follower(event.history) if event.history is not None else None
         self.version += 1
+        self.call_version += 1
         order = filter_rows(self.rows, self.prompt, self.filter_tier, self.filter_role)
+        self.view.set_tail([])
         self.view.set_data(self.rows, self.prompt, order, row)
         self.editor.show(self.thresholds, self.strategies)
         self._show_summary()
@@ -314,8 +348,10 @@ class InspectorApp(App):
         if not text:
             return
 
-        def done(result: ApplyFix | JumpTo | None) -> None:
-            if isinstance(result, JumpTo):
+        def done(result: ApplyFix | JumpTo | JumpToCall | None) -> None:
+            if isinstance(result, JumpToCall):
+                self.show_call(result.number, result.row)
+            elif isinstance(result, JumpTo):
                 self.go_to_row(result.row)
             elif isinstance(result, ApplyFix):
                 fix = result.fix
@@ -327,7 +363,9 @@ class InspectorApp(App):
                     markup=False,
                 )
 
-        self.push_screen(WhyScreen(text, self.analysis_inspection(), self.replanner()), done)
+        self.push_screen(
+            WhyScreen(text, self.analysis_inspection(), self.replanner(), history=self.history, call=self.call), done
+        )
 
     def action_pin_compare(self) -> None:
         panel = self.compare_panel
@@ -350,17 +388,19 @@ class InspectorApp(App):
         self.go_to_row(event.row)
 
     def action_audit(self) -> None:
-        def picked(result: JumpTo | None) -> None:
-            if result is not None:
+        def picked(result: JumpTo | JumpToCall | None) -> None:
+            if isinstance(result, JumpToCall):
+                self.show_call(result.number, result.row)
+            elif result is not None:
                 self.go_to_row(result.row)
 
-        self.push_screen(AuditScreen(self.analysis_inspection(), self.replanner()), picked)
+        self.push_screen(AuditScreen(self.analysis_inspection(), self.replanner(), self.history), picked)
 
     # -- what is shown ----------------------------------------------------------------
     def _show_summary(self) -> None:
         chat = self.inspection.chat
         strategies = self.prompt.strategy_label
-        self.query_one(SummaryBar).show(self.label, chat.format, strategies, self.totals)
+        self.query_one(SummaryBar).show(self.call_label(), chat.format, strategies, self.totals)
         lines, error = [], False
         if self.prompt.error is not None:
             error = True
@@ -395,6 +435,7 @@ class InspectorApp(App):
     def _highlighted(self, event: DualColumnView.Highlighted) -> None:
         self._show_status()
         self._schedule_detail(self.detail_delay)
+        self._schedule_strip(self.detail_delay)
 
     def _schedule_detail(self, delay: float) -> None:
         if self._detail_timer is not None:
@@ -612,6 +653,221 @@ class InspectorApp(App):
         else:
             await self.run_action(action)
 
+    # -- model calls: step back in time ---------------------------------------------------
+    def call_label(self) -> str:
+        history = self.history
+        if history is None or not len(history):
+            return self.label
+        if self.call is None:
+            return f"{self.label}  ·  next call (after {len(history)} calls; < steps back)"
+        return f"{self.label}  ·  call {self.call} of {len(history)}"
+
+    def action_earlier_call(self) -> None:
+        if not self._has_calls():
+            return
+        current = self.call if self.call is not None else len(self.history) + 1
+        if current <= 1:
+            self.notify("this is the first model call", severity="information")
+            return
+        self.show_call(current - 1)
+
+    def action_later_call(self) -> None:
+        if not self._has_calls():
+            return
+        if self.call is None:
+            self.notify("this is the whole chat (what the next call would send)", severity="information")
+            return
+        self.show_call(self.call + 1 if self.call < len(self.history) else None)
+
+    def action_latest_call(self) -> None:
+        if self._has_calls() and self.call is not None:
+            self.show_call(None)
+
+    def _has_calls(self) -> bool:
+        if self.history is None or not len(self.history):
+            self.notify("no model calls in this chat (no assistant or function_call message)", severity="warning")
+            return False
+        return True
+
+    def show_call(self, number: int | None, row: int | None = None) -> None:
+        """Show the chat as it stood before call ``number`` (None: the whole chat); ``row`` selects a row there."""
+        self.call_version += 1
+        self.version += 1  # a re-plan still queued is for the chat on screen before
+        edited = self.loaded_thresholds is not None and self.thresholds.as_tuple() != self.loaded_thresholds.as_tuple()
+        self._build_call(
+            self.history, number, None if edited else "own", self.thresholds, self.strategies, row, self.call_version
+        )
+
+    @work(thread=True, exclusive=True, group="call", description="showing a model call", exit_on_error=False)
+    def _build_call(self, history, number, own, thresholds, strategies, row, version) -> None:
+        worker = get_current_worker()
+        inspection = history.whole if number is None else history.at(number)
+        if own is not None:
+            thresholds = inspection.thresholds  # not edited: each call under its own chat's config lines
+        rows = history.rows_at(number, inspection)
+        prompt = inspection.prompt(thresholds, strategies)
+        totals = summary_totals(rows, prompt)
+        order = filter_rows(rows, prompt, self.filter_tier, self.filter_role)
+        if not worker.is_cancelled:
+            self.post_message(CallShown(number, inspection, rows, prompt, totals, order, thresholds, version, row))
+
+    @on(CallShown)
+    def _call_shown(self, event: CallShown) -> None:
+        if event.version != self.call_version:
+            return
+        row = self.view.current_row
+        at_end = row is not None and self.view.cursor >= self.view.count - 1
+        self.call = event.number
+        self.inspection, self.rows, self.prompt, self.totals = event.inspection, event.rows, event.prompt, event.totals
+        if self.thresholds.as_tuple() == (self.loaded_thresholds or self.thresholds).as_tuple():
+            self.thresholds = self.loaded_thresholds = event.thresholds
+        self.planned = (self.thresholds, self.strategies)
+        self.view.set_tail(self._tail())
+        last = len(self.rows) - 1
+        if event.row is not None:
+            row = min(event.row, last)  # asked for (why, audit)
+        elif event.number is not None or at_end or row is None:
+            row = last  # at a call: the last message before the response; the whole chat: stay at the newest
+        else:
+            row = min(row, last)
+        self.view.set_data(self.rows, self.prompt, event.order, row)
+        if event.number is not None and event.row is None:
+            self.view.scroll_end(animate=False, immediate=True)  # the response rows under the last message
+        self.editor.show(self.thresholds, self.strategies)
+        self._show_summary()
+        self._schedule_detail(0)
+        self._schedule_strip(0)
+        self.analysis_refresh()
+
+    def _tail(self) -> list[tuple[str, str]]:
+        """The rows after the messages at a call: the response it produced, and what came later."""
+        if self.call is None or self.history is None:
+            return []
+        history = self.history
+        call = history.call(self.call)
+        out = []
+        for message in history.source[call.start : call.end]:
+            role = message.fields.get("role")
+            content = message.fields.get("content")
+            preview = one_line(content if isinstance(content, str) else str(content), 300)
+            out.append(("▶", f"call {self.call}'s response (written by the model, not sent): {role}  {preview}"))
+        later = len(history.source) - call.end
+        if later:
+            out.append(("…", f"{later:,} later message(s) not yet written at this call (> steps forward, L: latest)"))
+        return out
+
+    # -- the strip: the selected message over every call --------------------------------
+    def _schedule_strip(self, delay: float) -> None:
+        if self._strip_timer is not None:
+            self._strip_timer.stop()
+        if delay <= 0:
+            self.request_strip()
+        else:
+            self._strip_timer = self.set_timer(delay, self.request_strip)
+
+    def _whole_index(self, row: int | None) -> int | None:
+        """The selected message's index in the whole chat (None: a consumed row, or not in the whole chat)."""
+        if row is None or self.rows is None or self.history is None:
+            return None
+        index = self.rows.message_index(row)
+        if index is None:
+            return None
+        if self.call is None:
+            return index
+        message = self.inspection.chat.messages[index]
+        whole = self.history.whole.chat.messages
+        if index < len(whole) and (whole[index] is message or whole[index].fields == message.fields):
+            return index
+        return None
+
+    def request_strip(self) -> None:
+        try:
+            strip = self.query_one(CallStrip)
+        except NoMatches:
+            return
+        history = self.history
+        if history is None or not len(history):
+            strip.remove_class("-shown")
+            return
+        strip.add_class("-shown")
+        index = self._whole_index(self.view.current_row)
+        if index is None:
+            strip.show(
+                "calls", [None] * len(history), self.call, "no timeline for this row (consumed, or not in the chat now)"
+            )
+            return
+        self.strip_version += 1
+        self._build_strip(history, index, self.strip_version)
+
+    @work(thread=True, exclusive=True, group="strip", description="the message's timeline", exit_on_error=False)
+    def _build_strip(self, history, index: int, version: int) -> None:
+        worker = get_current_worker()
+        line = message_tiers(history, index)
+        if not worker.is_cancelled:
+            self.post_message(StripReady(index, line, version))
+
+    @on(StripReady)
+    def _strip_ready(self, event: StripReady) -> None:
+        if event.version != self.strip_version or self.history is None:
+            return
+        line = event.timeline
+        total = len(self.history)
+        tiers: list = [None] * total
+        if line.first is not None:
+            for k, tier in enumerate(line.tiers):
+                tiers[line.first - 1 + k] = tier
+        cut = next((line.first + k for k, t in enumerate(line.tiers) if t == "truncated"), None)
+        if line.first is None:
+            note = "written after the last call"
+        elif line.last_seen is None:
+            note = f"never sent (calls {line.first}-{total})"
+        else:
+            note = f"sent at calls {line.first}-{line.last_seen}"
+            note += f", cut from {cut}" if cut is not None and cut <= line.last_seen else ""
+            note += f", hidden from {line.hidden_from}" if line.hidden_from is not None else ", to the last"
+        self.query_one(CallStrip).show(f"#{self.view.current_row} over {total} calls", tiers, self.call, note)
+
+    # -- follow the file ----------------------------------------------------------------
+    def action_toggle_follow(self) -> None:
+        self.following = not self.following
+        if self.following:
+            self._start_following()
+            self.notify("following the file: appends and rewrites show up as they happen (o stops)")
+        else:
+            if self._follow_timer is not None:
+                self._follow_timer.stop()
+                self._follow_timer = None
+            self.notify("no longer following the file")
+        self._show_summary()
+
+    def _start_following(self) -> None:
+        if self._follow_timer is None:
+            self._follow_timer = self.set_interval(self.follow_every, self._poll_follow)
+
+    def _poll_follow(self) -> None:
+        if self.follower is not None and self.following:
+            self._follow(self.follower)
+
+    @work(thread=True, exclusive=True, group="follow", description="following the file", exit_on_error=False)
+    def _follow(self, follower: Follower) -> None:
+        update = follower.poll()
+        if update is not None:
+            self.post_message(Followed(update))
+
+    @on(Followed)
+    def _followed(self, event: Followed) -> None:
+        update = event.update
+        if update.history is None:
+            self.query_one(Banner).show_lines([update.message], error=False)
+            self.notify(update.message, severity="warning", markup=False, timeout=6)
+            return
+        newest = self.call is None
+        self.history = update.history
+        # the view keeps its place: the call on screen stays (its chat has not changed), the whole chat grows;
+        # a cursor on the last row stays on the newest message
+        self.show_call(None if newest else min(self.call, len(update.history)) or None)
+        self.notify(update.message, title="Followed", markup=False, timeout=3)
+
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in NEEDS_CHAT:
             if len(self.screen_stack) > 1:
@@ -640,6 +896,7 @@ def run_app(args, overrides: dict[str, str], config_files) -> int:
         input_format=args.input_format,
         label=label,
         scout_version=args.scout_version,
+        follow=getattr(args, "follow", False),
     )
     app.run()
     return app.return_code or 0

@@ -46,6 +46,24 @@ APP_ACTIONS = (
     Action("b", "pin_compare", "A/B", "pin the current thresholds as A, then edit to compare; b again unpins"),
     Action("c", "focus_compare", "A/B list", "move into the A/B list of changed rows (Enter jumps to one)"),
     Action("a", "audit", "Audit", "forgetting audit: likely damage, Enter jumps to the message", True),
+    Action(
+        "less_than_sign,comma",
+        "earlier_call",
+        "Call ◂",
+        "step back one model call: the chat as it stood then, and what that call was sent",
+        True,
+        "<, ,",
+    ),
+    Action(
+        "greater_than_sign,full_stop",
+        "later_call",
+        "Call ▸",
+        "step forward one model call (after the last one: the whole chat, the next call)",
+        True,
+        ">, .",
+    ),
+    Action("L", "latest_call", "Latest", "back to the whole chat (what the next call would send)"),
+    Action("o", "toggle_follow", "Follow", "follow the file while an agent writes it (appends and rewrites)"),
 )
 
 VIEW_ACTIONS = (

@@ -15,6 +15,9 @@ from textual.worker import Worker, WorkerState
 
 from inspector.core.analysis.compare import Comparison
 from inspector.core.analysis.sweep import SweepRow
+from inspector.core.calls.history import ChatHistory
+from inspector.core.calls.live import Update
+from inspector.core.calls.timeline import Timeline
 from inspector.core.inspection import Inspection
 from inspector.core.present.rows import RowModel
 from inspector.core.scout.prepare import Prompt
@@ -30,6 +33,7 @@ class ChatLoaded(Message):
     totals: Totals
     loaded: Thresholds  # the values resolved at load (what "reset" returns to)
     elapsed: float
+    history: ChatHistory | None = None  # the model calls of the chat
 
 
 @dataclass
@@ -80,6 +84,37 @@ class Compared(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, Compared)
+
+
+@dataclass
+class CallShown(Message):
+    """The chat as it stood before a model call (``number`` None: the whole chat, the next call)."""
+
+    number: int | None
+    inspection: Inspection
+    rows: RowModel
+    prompt: Prompt
+    totals: Totals
+    order: list[int] | None
+    thresholds: Thresholds
+    version: int
+    row: int | None = None  # the row to select (None: the last message, just above the response)
+
+
+@dataclass
+class StripReady(Message):
+    """The tiers of one message over every call, for the strip under the list."""
+
+    index: int
+    timeline: Timeline
+    version: int
+
+
+@dataclass
+class Followed(Message):
+    """A followed chat changed (or could not be read)."""
+
+    update: Update
 
 
 @dataclass

@@ -37,3 +37,9 @@ class JumpTo:
 class ApplyFix:
     fix: Fix
     row: int  # the message the fix brings back
+
+
+@dataclass(frozen=True)
+class JumpToCall:
+    number: int  # the model call to show
+    row: int | None = None  # the # column to select there (None: keep the place)

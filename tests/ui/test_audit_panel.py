@@ -29,7 +29,10 @@ async def test_audit_lists_findings_and_jumps(make_app):
         screen = await open_audit(app, pilot)
         await pilot.press("down", "enter")
         await settle(app, pilot)
-        assert app.view.current_row == 32 and app.focused is app.view
+        # a repeated call opens the call that repeated itself (message 91), showing what it was sent
+        number = app.history.call_of(app.history.whole.chat.messages[91])
+        assert app.call == number and f"call {number} of {len(app.history)}" in screen_text(app)
+        assert len(app.inspection.chat.messages) == 91 and app.focused is app.view
 
 
 async def test_audit_follows_the_thresholds_and_escape_closes(make_app):

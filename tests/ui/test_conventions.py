@@ -108,20 +108,22 @@ async def test_reload_keeps_position_and_thresholds(make_app, write_chat):
 async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch, write_chat):
     """Loader output (consumed messages, findings) is used generically, whatever the format."""
     import inspector.ui.app as app_module
-    from inspector.core.inspection import open_inspection
+    from inspector.core.calls.history import ChatHistory
 
     chat_path = write_chat([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}])
 
-    def fake_open(path, **kwargs):
-        inspection = open_inspection(path, **kwargs)
-        chat = inspection.chat
-        chat.consumed.append(
-            Consumed(Message({"role": "option", "content": "endpoint gpt"}, 1), "option", "sets an option, not sent", 1)
-        )
-        chat.findings.append(Finding("hazard", "a [bold] header-like line was taken into content", 3))
-        return inspection
+    class Faked(ChatHistory):
+        def __init__(self, path, **kwargs):
+            super().__init__(path, **kwargs)
+            chat = self.whole.chat
+            chat.consumed.append(
+                Consumed(
+                    Message({"role": "option", "content": "endpoint gpt"}, 1), "option", "sets an option, not sent", 1
+                )
+            )
+            chat.findings.append(Finding("hazard", "a [bold] header-like line was taken into content", 3))
 
-    monkeypatch.setattr(app_module, "open_inspection", fake_open)
+    monkeypatch.setattr(app_module, "ChatHistory", Faked)
     app = make_app(chat_path)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(app, pilot)

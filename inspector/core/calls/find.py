@@ -9,7 +9,6 @@ without one (or a meta record followed by no response) is reported as a finding.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
@@ -28,10 +27,6 @@ class Call:
     tools: tuple[str, ...]  # the tools the response called, in order
 
 
-def _role(message: Message) -> Any:
-    return message.fields.get("role")
-
-
 def _tool_name(message: Message) -> str | None:
     content = message.fields.get("content")
     if not isinstance(content, str):
@@ -44,50 +39,105 @@ def _tool_name(message: Message) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def find_calls(messages: list[Message]) -> tuple[list[Call], list[Finding]]:
-    """The calls of a source message list, and findings where meta records and responses disagree."""
-    roles = [_role(m) for m in messages]
-    runs = [i for i, r in enumerate(roles) if r in RESPONSE_ROLES and (i == 0 or roles[i - 1] not in RESPONSE_ROLES)]
-    metas = [i for i, r in enumerate(roles) if r == "meta"]
-    findings: list[Finding] = []
-    starts = runs
-    if metas:
-        marked = {i + 1 for i in metas if i + 1 < len(roles) and roles[i + 1] in RESPONSE_ROLES}
-        starts = [i for i in runs if i in marked]
-        unmarked = [i for i in runs if i not in marked]
-        if unmarked:
-            where = ", ".join(_where(messages, i) for i in unmarked[:5]) + (", ..." if len(unmarked) > 5 else "")
-            findings.append(
+@dataclass(slots=True)
+class CallIndex:
+    """The calls of a source list, with what the findings are made of (kept to extend it after an append)."""
+
+    calls: list[Call]
+    unmarked: list[int]  # response runs without a meta record (when the chat has meta records)
+    lone: list[int]  # meta records followed by no response
+    has_meta: bool
+
+    def findings(self, messages: list[Message]) -> list[Finding]:
+        out = []
+        if self.unmarked:
+            where = _places(messages, self.unmarked)
+            out.append(
                 Finding(
                     "calls",
-                    f"{len(unmarked)} response(s) have no meta record before them ({where}): the chat's meta "
+                    f"{len(self.unmarked)} response(s) have no meta record before them ({where}): the chat's meta "
                     "records mark each inference, so they are not counted as calls",
-                    messages[unmarked[0]].line,
-                    indices=tuple(unmarked),
+                    messages[self.unmarked[0]].line,
+                    indices=tuple(self.unmarked),
                 )
             )
-        lone = [i for i in metas if i + 1 >= len(roles) or roles[i + 1] not in RESPONSE_ROLES]
-        if lone:
-            where = ", ".join(_where(messages, i) for i in lone[:5]) + (", ..." if len(lone) > 5 else "")
-            findings.append(
+        if self.lone:
+            where = _places(messages, self.lone)
+            out.append(
                 Finding(
                     "calls",
-                    f"{len(lone)} meta record(s) are not followed by a response ({where}): an inference "
+                    f"{len(self.lone)} meta record(s) are not followed by a response ({where}): an inference "
                     "whose answer is not in the chat",
-                    messages[lone[0]].line,
-                    indices=tuple(lone),
+                    messages[self.lone[0]].line,
+                    indices=tuple(self.lone),
                 )
             )
-    calls = []
-    for number, start in enumerate(starts, 1):
+        return out
+
+
+def find_calls(
+    messages: list[Message], names: dict[int, tuple[Message, str | None]] | None = None
+) -> tuple[list[Call], list[Finding]]:
+    """The calls of a source message list, and findings where meta records and responses disagree."""
+    index = index_calls(messages, names)
+    return index.calls, index.findings(messages)
+
+
+def index_calls(
+    messages: list[Message],
+    names: dict[int, tuple[Message, str | None]] | None = None,
+    old: CallIndex | None = None,
+    same: int = 0,
+) -> CallIndex:
+    """The CallIndex of ``messages``. ``names`` caches tool names by message object; ``old`` is the index of a
+    list whose first ``same`` messages are these ones (a chat that grew): its calls ending before them stay."""
+    names = {} if names is None else names
+    has_meta = any(m.fields.get("role") == "meta" for m in messages[same:]) or (old is not None and old.has_meta)
+    begin, kept = 0, []
+    if old is not None and old.has_meta == has_meta:
+        keep = len(old.calls)
+        while keep and old.calls[keep - 1].end >= same:
+            keep -= 1
+        kept = old.calls[:keep]
+        begin = kept[-1].end if kept else 0
+    roles = [m.fields.get("role") for m in messages[begin:]]
+    responses = RESPONSE_ROLES
+    runs = [i for i, r in enumerate(roles) if r in responses and (i == 0 or roles[i - 1] not in responses)]
+    metas = [i for i, r in enumerate(roles) if r == "meta"]
+    starts, unmarked, lone = runs, list[int](), list[int]()
+    if has_meta:
+        marked = {i + 1 for i in metas if i + 1 < len(roles) and roles[i + 1] in responses}
+        starts = [i for i in runs if i in marked]
+        unmarked = [begin + i for i in runs if i not in marked]
+        lone = [begin + i for i in metas if i + 1 >= len(roles) or roles[i + 1] not in responses]
+    if kept and old is not None:
+        unmarked = [i for i in old.unmarked if i < begin] + unmarked
+        lone = [i for i in old.lone if i < begin] + lone
+    calls = list(kept)
+    for start in starts:
         end = start + 1
-        while end < len(roles) and roles[end] in RESPONSE_ROLES:
+        while end < len(roles) and roles[end] in responses:
             end += 1
-        tools = tuple(
-            name for m in messages[start:end] if _role(m) == "function_call" and (name := _tool_name(m)) is not None
-        )
-        calls.append(Call(number, start, end, messages[start].line, roles[start], tools))
-    return calls, findings
+        tools = []
+        for k in range(start, end):
+            if roles[k] == "function_call":
+                message = messages[begin + k]
+                known = names.get(id(message))
+                if known is not None and known[0] is message:  # the object itself: an id can be reused
+                    name = known[1]
+                else:
+                    name = _tool_name(message)
+                    names[id(message)] = (message, name)
+                if name is not None:
+                    tools.append(name)
+        first = messages[begin + start]
+        role = roles[start]
+        calls.append(Call(len(calls) + 1, begin + start, begin + end, first.line, str(role), tuple(tools)))
+    return CallIndex(calls, unmarked, lone, has_meta)
+
+
+def _places(messages: list[Message], indices: list[int]) -> str:
+    return ", ".join(_where(messages, i) for i in indices[:5]) + (", ..." if len(indices) > 5 else "")
 
 
 def _where(messages: list[Message], index: int) -> str:

@@ -15,20 +15,25 @@ Tests compare every shortcut with a real re-load of the cut file.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspector.core.calls.find import Call, find_calls
+from inspector.core.calls.find import Call, CallIndex, index_calls
 from inspector.core.errors import InputError
 from inspector.core.inspection import Inspection, inspect_chat
 from inspector.core.io.files import read_chat_bytes
 from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, scout_chat
 from inspector.core.model import Chat, Finding, Message
-from inspector.core.scout.parser import Marked
-from inspector.core.scout.preprocess import WORKFLOW_ROLES, previous_response_findings
+from inspector.core.scout.parser import Marked, Parsed
+from inspector.core.scout.preprocess import WORKFLOW_ROLES, preprocess, previous_response_findings
 from inspector.core.scout.roles import unknown_role_findings
 from inspector.core.scout.settings import resolve
+from inspector.core.scout.tool_facts import ToolFacts
+
+if TYPE_CHECKING:
+    from inspector.core.present.rows import RowModel
 
 KEEP = 16  # inspections at calls kept for stepping back and forth
 
@@ -55,31 +60,165 @@ class ChatHistory:
         self.env = env
         self.config_files = config_files
         self.marked: Marked | None = None
-        self.data = data
+        self._parts: list[bytes] = [data] if data is not None else []
         chat = self._load_whole()
-        self.whole: Inspection = inspect_chat(
-            chat,
-            overrides=overrides,
-            strategies=strategies,
-            env=env,
-            config_files=config_files,
-            scout_version=scout_version,
+        self._setup(
+            inspect_chat(
+                chat,
+                overrides=overrides,
+                strategies=strategies,
+                env=env,
+                config_files=config_files,
+                scout_version=scout_version,
+            )
         )
+
+    def _setup(self, whole: Inspection, old: ChatHistory | None = None, kept: int = 0, same: int = 0) -> None:
+        """Index the chat; ``old``: the history this one grew from, whose first ``kept`` prompt messages
+        (and the source messages before them) are unchanged, so their indexes are extended, not rebuilt."""
+        chat = whole.chat
+        self.whole = whole
         self.source: list[Message] = self.marked.parsed.messages if self.marked is not None else chat.messages
-        self.calls, self.findings = find_calls(self.source)
-        self._final_index = {id(m): i for i, m in enumerate(chat.messages)}
+        self._names: dict[int, tuple[Message, str | None]] = old._names if old is not None else {}
+        self.call_index: CallIndex = index_calls(
+            self.source, self._names, old.call_index if old is not None else None, same
+        )
+        self.calls, self.findings = self.call_index.calls, self.call_index.findings(self.source)
+        if old is not None:
+            self._final_index: dict[int, int] = {k: i for k, i in old._final_index.items() if i < kept}
+            self._final_index.update((id(m), i) for i, m in enumerate(chat.messages[kept:], kept))
+        else:
+            self._final_index = {id(m): i for i, m in enumerate(chat.messages)}
         self._cache: OrderedDict[int, Inspection] = OrderedDict()
         self._line_starts: list[int] | None = None
-        self.plain = (
+        fresh = self.source if old is None else self.source[same:]
+        self.plain: bool = (
             self.marked is not None
-            and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in self.source)
+            and (old is None or old.plain)
+            and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in fresh)
             and not chat.options
             and not chat.config
         )
+        base = 0 if old is None else same
+        self.response_ids: list[int] = [i for i in old.response_ids if i < same] if old is not None else []
+        self.response_ids += [i for i, m in enumerate(fresh, base) if m.fields.get("role") == "previous_response_id"]
+        self.consumed_befores = [c.before for c in chat.consumed]
+        if old is None:
+            self.unknown_roles = bool(unknown_role_findings(chat.messages, True))
+        else:
+            self.unknown_roles = old.unknown_roles or bool(unknown_role_findings(chat.messages[kept:], True))
+        self.prefix_counts: dict[int, int] = {}  # calls whose chat is the whole chat's first messages
+        self._rows: RowModel | None = None  # the whole chat's RowModel, once asked for
         self.reloads = 0  # cut chats loaded from their bytes (no shortcut applied); tests read it
+
+    def grown(self, appended: bytes) -> ChatHistory | None:
+        """This chat after ``appended`` was appended to its file, re-reading only the new part: the parse
+        resumes at the last response header, tool facts are extended. None when that is not exact (not a
+        scout chat, an XML tag now closes, invalid UTF-8): load the file again."""
+        if self.marked is None or not self._parts:
+            return None
+        try:
+            added = appended.decode("utf-8")  # the old bytes were valid UTF-8 as a whole
+        except UnicodeDecodeError:
+            return None
+        marked = self.marked.extend(added)
+        if marked is None:
+            return None
+        new = ChatHistory.__new__(ChatHistory)
+        new.path, new.input_format, new.overrides = self.path, self.input_format, self.overrides
+        new.strategies, new.env, new.config_files = self.strategies, self.env, self.config_files
+        # the file's bytes as the pieces read: joining 70 MB on every append costs more than the parse
+        new.marked, new._parts = marked, [*self._parts, appended]
+        grown = self._grown_plain(marked) if self.plain else None
+        if grown is None:
+            chat = scout_chat.load_parsed(marked.parsed, self.path)
+            chat.format = scout_chat.NAME
+            chat.findings.extend(unknown_role_findings(chat.messages, True))
+            prefix = _is_prefix(self.whole.chat.messages, chat.messages)
+        else:
+            chat, kept, same = grown
+            old_messages = self.whole.chat.messages
+            prefix = _is_prefix(old_messages[kept:], chat.messages[kept:])  # the first `kept` are the same objects
+        old = self.whole
+        facts = None
+        if old.facts is not None and prefix:
+            facts = old.facts.extended_facts(chat.messages)
+        if chat.config == old.chat.config:
+            whole = Inspection(chat, old.thresholds, self.strategies, facts=facts, epoch=old.epoch)
+        else:
+            whole = inspect_chat(
+                chat,
+                overrides=self.overrides,
+                strategies=self.strategies,
+                env=self.env,
+                config_files=self.config_files,
+                facts=facts,
+            )
+        if grown is not None:
+            new._setup(whole, self, kept, same)
+        else:
+            new._setup(whole)
+        return new
+
+    def _grown_plain(self, marked: Marked) -> tuple[Chat, int, int] | None:
+        """A plain chat's pre-processing after an append: only the new messages are pre-processed (each
+        message is kept or dropped on its own), the rest is the old chat's (None: not plain any more)."""
+        old_source, source = self.source, marked.parsed.messages
+        same = 0
+        for a, b in zip(old_source, source):
+            if a is not b:
+                break
+            same += 1
+        tail = source[same:]
+        if same == 0 or any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in tail):
+            return None
+        old = self.whole.chat
+        kept = next((self._final_index[id(m)] for m in old_source[same:] if id(m) in self._final_index), len(old))
+        part = Chat(list(tail), path=self.path, format=scout_chat.NAME)
+        preprocess(part)
+        if part.options or part.config or part.strategies is not None:
+            return None
+        redone = {id(m) for m in old_source[same:]}  # read again: their consumed records are replaced
+        consumed = list(old.consumed)
+        while consumed and id(consumed[-1].message) in redone:
+            consumed.pop()  # sorted by place in the file, so they are the last ones
+        for record in part.consumed:
+            record.before += kept
+            consumed.append(record)
+        messages = old.messages[:kept] + part.messages
+        chat = Chat(messages, path=self.path, format=scout_chat.NAME, findings=list(marked.parsed.findings))
+        chat.consumed = consumed
+        last = next((m for m in reversed(source) if m.fields.get("role") == "previous_response_id"), None)
+        if last is not None:  # the finding names the last one
+            chat.findings.extend(previous_response_findings([last], self.path))
+        if self.unknown_roles or unknown_role_findings(part.messages, True):
+            chat.findings.extend(unknown_role_findings(messages, True))
+        return chat, kept, same
 
     def __repr__(self) -> str:
         return f"ChatHistory({self.path!r}, {len(self.calls)} calls)"
+
+    @property
+    def data(self) -> bytes | None:
+        """The file's bytes as read (None: a large JSON array read through a memory map)."""
+        if not self._parts:
+            return None
+        if len(self._parts) > 1:
+            self._parts = [b"".join(self._parts)]
+        return self._parts[0]
+
+    @property
+    def size(self) -> int | None:
+        return sum(len(p) for p in self._parts) if self._parts else None
+
+    def tail(self, count: int) -> bytes:
+        """The last ``count`` bytes read."""
+        out = b""
+        for part in reversed(self._parts):
+            out = part[-(count - len(out)) :] + out if count > len(out) else out
+            if len(out) >= count:
+                break
+        return out
 
     # -- loading -------------------------------------------------------------------------
     def _is_scout(self, data: bytes) -> bool:
@@ -88,11 +227,11 @@ class ChatHistory:
         return detect(data[:65536].decode("utf-8", "ignore"), self.path) == scout_chat.NAME
 
     def _load_whole(self) -> Chat:
-        if self.data is None and self.input_format in (None, "json") and _large_json(self.path):
+        if not self._parts and self.input_format in (None, "json") and _large_json(self.path):
             return load_chat(self.path, self.input_format)  # a large JSON array is parsed from a memory map
-        if self.data is None:
-            self.data = read_chat_bytes(self.path)
-        data = self.data
+        if not self._parts:
+            self._parts = [read_chat_bytes(self.path)]
+        data = self._parts[0]
         if self.input_format is not None and self.input_format not in FORMATS:
             return load_data(data, self.path, self.input_format)  # its error message
         if self._is_scout(data):
@@ -138,6 +277,17 @@ class ChatHistory:
         found = (self._final_index.get(id(m)) for m in self.source[call.start : call.end])
         return [i for i in found if i is not None]
 
+    def call_of(self, message: Message) -> int | None:
+        """The call whose response holds ``message`` (a message of the whole chat or of a chat at a call)."""
+        at = next((k for k, m in enumerate(self.source) if m is message), None)
+        if at is None:
+            at = next(
+                (k for k, m in enumerate(self.source) if m.line == message.line and m.fields == message.fields), None
+            )
+        if at is None:
+            return None
+        return next((c.number for c in self.calls if c.start <= at < c.end), None)
+
     def first_call_after(self, index: int) -> int | None:
         """The first call whose prompt can hold message ``index`` of the whole chat (None: no call after it)."""
         message = self.whole.chat.messages[index]
@@ -149,12 +299,12 @@ class ChatHistory:
     # -- the chat at a call ---------------------------------------------------------------
     def cut_bytes(self, number: int) -> bytes:
         """The chat file as it stood before call ``number`` (scout chats; JSON formats cut the list instead)."""
-        if self.data is None:
-            self.data = read_chat_bytes(self.path)
+        if not self._parts:
+            self._parts = [read_chat_bytes(self.path)]
         line = self.call(number).line
         if line is None:
             raise ValueError("only a chat with source lines can be cut as a file")
-        return self.data[: self._byte_offset(line)]
+        return self._parts_joined()[: self._byte_offset(line)]
 
     def _byte_offset(self, line: int) -> int:
         if self._line_starts is None:
@@ -164,7 +314,11 @@ class ChatHistory:
             self._line_starts = starts
         return self._line_starts[line - 1]
 
-    def _plain_cut(self, call: Call, parsed: Any) -> Chat | None:
+    def _parts_joined(self) -> bytes:
+        data = self.data
+        return data if data is not None else b""
+
+    def _plain_cut(self, call: Call, parsed: Parsed) -> Chat | None:
         start = call.start
         if len(parsed.messages) != start:
             return None  # the cut parse ends differently (an empty message the whole file does not have)
@@ -174,7 +328,27 @@ class ChatHistory:
         count = self.response_index(call.number)
         if count is None:
             return None
-        return _plain_cut_chat(self.whole.chat, self.source, parsed, start, count)
+        self.prefix_counts[call.number] = count
+        return _plain_cut_chat(self, parsed, start, count)
+
+    def rows_at(self, number: int | None, inspection: Inspection) -> RowModel:
+        """The RowModel of the chat at call ``number`` (None: the whole chat), shared with the whole chat's
+        rows when the cut chat is its prefix."""
+        from inspector.core.present.rows import RowModel
+
+        whole = self._rows
+        if whole is None:
+            whole = self._rows = RowModel(self.whole.chat, self._facts(self.whole))
+        if number is None or inspection is self.whole:
+            return whole
+        if number in self.prefix_counts:
+            return whole.prefix(inspection.chat, self._facts(inspection))
+        return RowModel(inspection.chat, self._facts(inspection))
+
+    @staticmethod
+    def _facts(inspection: Inspection) -> ToolFacts:
+        facts = inspection.facts
+        return facts if facts is not None else ToolFacts(inspection.chat.messages)
 
     def at(self, number: int) -> Inspection:
         """The inspection of the chat as it stood just before call ``number``."""
@@ -193,7 +367,7 @@ class ChatHistory:
         chat = self._cut_chat(call)
         whole = self.whole
         facts = None
-        if _is_prefix(chat.messages, whole.chat.messages):
+        if number in self.prefix_counts or _is_prefix(chat.messages, whole.chat.messages):
             facts = whole.facts.prefix_facts(chat.messages)
         if chat.config == whole.chat.config:
             return Inspection(chat, whole.thresholds, self.strategies, facts=facts, epoch=whole.epoch, **_same(whole))
@@ -253,13 +427,17 @@ NOT_PLAIN = frozenset(
 )
 
 
-def _plain_cut_chat(whole: Chat, source: list[Message], parsed: Any, start: int, count: int) -> Chat:
+def _plain_cut_chat(history: ChatHistory, parsed: Parsed, start: int, count: int) -> Chat:
     """The cut chat of a plain scout chat, from the whole chat's lists (``count`` prompt messages)."""
+    whole, source = history.whole.chat, history.source
     messages = whole.messages[:count]
-    consumed = [c for c in whole.consumed if c.before <= count]
+    # consumed items are sorted by their place in the file, so those before the response come first
+    consumed = whole.consumed[: bisect_right(history.consumed_befores, count)]
     chat = Chat(messages, path=whole.path, format=whole.format, findings=list(parsed.findings), consumed=consumed)
-    chat.findings.extend(previous_response_findings(source[:start], whole.path))
-    chat.findings.extend(unknown_role_findings(messages, True))
+    ids = history.response_ids[: bisect_left(history.response_ids, start)]
+    chat.findings.extend(previous_response_findings([source[i] for i in ids], whole.path))
+    if history.unknown_roles:
+        chat.findings.extend(unknown_role_findings(messages, True))
     return chat
 
 

@@ -10,12 +10,13 @@ Anything else asks the history for each call's inspection.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from inspector.core.analysis.trace import Occurrence, trace
 from inspector.core.analysis.visibility import survives
 from inspector.core.calls.history import ChatHistory
+from inspector.core.model import Message
 from inspector.core.scout import decision as d
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts
@@ -103,24 +104,30 @@ def text_timelines(
     whole = history.whole
     result = trace(whole, text, regex=regex, ignore_case=ignore_case)
     occurrences = [o for o in result.occurrences if o.message is not None]
-    lines = []
-    for occurrence in occurrences:
-        index = occurrence.message
-        assert index is not None  # consumed occurrences were left out above
-        line = message_tiers(history, index)
-        content = whole.chat.messages[index].fields.get("content")
-        cut_keeps: bool | None = None
-        for k, tier in enumerate(line.tiers):
-            if tier != d.TRUNCATED:
-                continue
-            if cut_keeps is None:  # the shortened text is the same at every call: test it once
-                cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, index))
-            line.visible[k] = cut_keeps
-        lines.append(line)
-    return occurrences, lines
+    return occurrences, [occurrence_timeline(history, o) for o in occurrences]
 
 
-def _shortened(facts: ToolFacts, index: int) -> Any:
+def occurrence_timeline(history: ChatHistory, occurrence: Occurrence) -> Timeline:
+    """Per call, whether the model was sent this occurrence (a truncated message may have lost it)."""
+    whole = history.whole
+    index = occurrence.message
+    if index is None:  # consumed before the strategies: no call was ever sent it
+        return Timeline(-1, None)
+    line = message_tiers(history, index)
+    content = whole.chat.messages[index].fields.get("content")
+    cut_keeps: bool | None = None
+    for k, tier in enumerate(line.tiers):
+        if tier != d.TRUNCATED:
+            continue
+        if cut_keeps is None:  # the shortened text is the same at every call: test it once
+            cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, index))
+        line.visible[k] = cut_keeps
+    return line
+
+
+def _shortened(facts: ToolFacts | None, index: int) -> str | None:
+    if facts is None:
+        return None
     p = facts.position.get(index)
     return facts.shortened_text(p) if p is not None else None
 
@@ -146,11 +153,11 @@ def _tier_slow(history: ChatHistory, number: int, index: int) -> str:
     return d.CONSUMED if at is None else history.at(number).prompt().tier_of(at)
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: Message, b: Message) -> bool:
     return a.line == b.line and a.source == b.source and a.line is not None and a.fields == b.fields
 
 
-def _fast_walker(history: ChatHistory) -> Any:
+def _fast_walker(history: ChatHistory) -> Callable[[int, int], str] | None:
     """A function (call, index) -> tier when every cut chat is a prefix under the same plain shorten_tools."""
     whole = history.whole
     if whole.facts is None or parse_spec(whole.strategy_spec) != ["shorten_tools"]:
@@ -179,13 +186,16 @@ def tier_in_prefix(facts: ToolFacts, count: int, index: int, thresholds: tuple[i
     q = facts.position.get(index)
     if q is None:
         # a message outside the walk is sent unless scout-ai raises on an older tool message
+        risky = facts.risky()
+        if not any(p >= s for p in facts.failures) and (not risky or risky[-1] < s):
+            return d.FULL  # nothing in this chat can raise
         failed = _walk(facts, s, None, thresholds)
-        return d.UNDECIDED if failed is not None and index < facts.order[failed] else d.FULL
-    tier: str = _walk(facts, s, q, thresholds)
-    return tier
+        return d.UNDECIDED if isinstance(failed, int) and index < facts.order[failed] else d.FULL
+    tier = _walk(facts, s, q, thresholds)
+    return tier if isinstance(tier, str) else d.FULL
 
 
-def _walk(facts: ToolFacts, s: int, q: int | None, thresholds: Any) -> Any:
+def _walk(facts: ToolFacts, s: int, q: int | None, thresholds: tuple[int, int, int, int, int]) -> str | int | None:
     """The tier at whole position ``q`` in the cut chat whose tool positions start at ``s``; with ``q``
     None, the whole position where scout-ai raises (None when it does not)."""
     stop_whole = min((p for p in facts.failures if p >= s), default=len(facts.order))

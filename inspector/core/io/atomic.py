@@ -14,10 +14,10 @@ import signal
 import stat
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, BinaryIO, NoReturn
 
 from inspector.core.errors import InputError
 
@@ -35,8 +35,8 @@ def _is_alias(path: Path) -> bool:
     return text.startswith(("/dev/", "/proc/"))
 
 
-def write_atomic(target: str | Path, data: bytes, protect: Sequence[str | Path] = ()) -> Path:
-    """Write ``data`` to ``target`` (see the module docstring); refuse to replace any file in ``protect``."""
+def write_atomic(target: str | Path, data: bytes | Iterable[bytes], protect: Sequence[str | Path] = ()) -> Path:
+    """Write ``data`` (bytes, or pieces of bytes) to ``target`` (see the module docstring); refuse to replace any file in ``protect``."""
     target = Path(target)
     try:
         info = os.stat(target)  # follows links: what the name leads to is what counts
@@ -64,7 +64,7 @@ def write_atomic(target: str | Path, data: bytes, protect: Sequence[str | Path] 
         tmp_holder.append(tmp)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+                _write(handle, data)
             if info is not None:
                 os.chmod(tmp, info.st_mode & 0o7777)
             else:
@@ -79,13 +79,21 @@ def write_atomic(target: str | Path, data: bytes, protect: Sequence[str | Path] 
     return target
 
 
-def _write_through(target: Path, data: bytes) -> Path:
+def _write_through(target: Path, data: bytes | Iterable[bytes]) -> Path:
     try:
         with open(target, "wb") as handle:
-            handle.write(data)
+            _write(handle, data)
     except OSError as exc:
         raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
     return target
+
+
+def _write(handle: BinaryIO, data: bytes | Iterable[bytes]) -> None:
+    if isinstance(data, bytes | bytearray | memoryview):
+        handle.write(data)
+    else:
+        for piece in data:
+            handle.write(piece)
 
 
 class Interrupted(BaseException):

@@ -5,6 +5,7 @@ writes them, so a file exported from the app equals the command's output byte fo
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -12,7 +13,7 @@ import orjson
 from inspector.core.analysis.audit import audit
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.io.printers import PRINTERS, render
+from inspector.core.io.printers import PRINTERS, render, render_chunks
 from inspector.core.present import explain_report as report
 from inspector.core.scout.prepare import Prompt
 
@@ -35,6 +36,15 @@ def prepared_bytes(prompt: Prompt, fmt: str) -> bytes:
     if prompt.error is not None:
         raise UsageError(f"scout-ai would raise, nothing is sent: {prompt.error.describe()}")
     return render(fmt, prompt.messages())
+
+
+def prepared_chunks(prompt: Prompt, fmt: str) -> Iterator[bytes]:
+    """``prepared_bytes`` as pieces (a large JSON prompt is never held whole); the same refusals, up front."""
+    if fmt not in PRINTERS:
+        raise UsageError(f"unknown format {fmt!r}; known: {', '.join(PRINTERS)}")
+    if prompt.error is not None:
+        raise UsageError(f"scout-ai would raise, nothing is sent: {prompt.error.describe()}")
+    return render_chunks(fmt, prompt.messages())
 
 
 def explain_bytes(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> bytes:

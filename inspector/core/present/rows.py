@@ -8,6 +8,7 @@ because a view shows a screenful of a 20,000-message chat.
 from __future__ import annotations
 
 import json
+from itertools import accumulate
 from typing import Any
 
 from inspector.core.model import Chat, Consumed, Message
@@ -57,9 +58,33 @@ class RowModel:
         self.refs = self.numbers.refs  # >= 0: message index; < 0: -(k + 1) for chat.consumed[k]
         self._left: dict[int, tuple[str, str, str]] = {}
         self._consumed_chars: int | None = None
+        self._consumed_prefix: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.refs)
+
+    def prefix(self, chat: Chat, facts: ToolFacts) -> RowModel:
+        """The rows of ``chat``, whose messages and consumed items are the first ones of this chat's (the chat
+        as it stood at an earlier model call): the row numbers and previews are the same, so they are shared."""
+        count, taken = len(chat.messages), len(chat.consumed)
+        numbers = self.numbers
+        end = numbers.row_of_message(count) if count < len(self.chat.messages) else len(self.refs)
+        refs = self.refs[:end]
+        if sum(1 for ref in refs if ref < 0 and -ref - 1 < taken) != taken or len(refs) != count + taken:
+            return RowModel(chat, facts)  # not a prefix after all: number them again
+        new = RowModel.__new__(RowModel)
+        new.chat, new.facts = chat, facts
+        new.numbers = RowNumbers(refs, numbers.consumed_order[:taken], numbers.befores[:taken])
+        new.refs = refs
+        new._left = self._left  # same row, same message, same preview
+        if self._consumed_prefix is None:
+            self._consumed_prefix = [
+                0,
+                *accumulate(chars_of(c.message.fields.get("content")) for c in self.chat.consumed),
+            ]
+        new._consumed_chars = self._consumed_prefix[taken]
+        new._consumed_prefix = None
+        return new
 
     # -- what a row is ----------------------------------------------------------------
     def message_index(self, row: int) -> int | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from json.encoder import encode_basestring  # the C escaper: raw UTF-8, \uXXXX only below 0x20
 from typing import Any
 
@@ -38,6 +39,8 @@ def _reject_constant(name: str) -> Any:
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _LONG_DIGITS = re.compile(r"\d{19}")
+# an escaped surrogate (\ud800-\udfff): the only way parsed text can hold a lone one
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89abAB]|\\u[dD][c-fC-F]")
 
 
 def has_wide_float(value: Any) -> bool:
@@ -91,8 +94,9 @@ def _parse_stdlib(text: str) -> Any:
             if "/*" not in text and "//" not in text:
                 raise
             value = _DECODER.decode(_strip_comments(text))
-        if "\\u" in text:
-            json.dumps(value, ensure_ascii=False).encode("utf-8")  # lone surrogates: Ruby refuses them
+        if "\\u" in text and _ESCAPED_SURROGATE.search(text) is not None:
+            # lone surrogates: Ruby refuses them (re-writing the value finds them; pairs are fine)
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
         return value
     except (ValueError, RecursionError) as exc:
         where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
@@ -145,6 +149,37 @@ def dumps_messages_bytes(messages: list[dict[str, Any]]) -> bytes:
         except TypeError:  # lone surrogates: let the slow path write them as Python would
             pass
     return ("[" + ",".join(dumps(m) for m in messages) + "]").encode("utf-8", "surrogatepass")
+
+
+CHUNK_MESSAGES = 256  # messages written per piece: bounds the output held in memory at once
+
+
+def has_nonfinite(value: Any) -> bool:
+    """True when a value holds NaN or an infinity (``to_json`` raises on them); strings are not scanned."""
+    kind = type(value)
+    if kind is float:
+        return not math.isfinite(value)
+    if kind is dict:
+        return any(has_nonfinite(v) for v in value.values() if type(v) is not str)
+    if kind is list:
+        return any(has_nonfinite(v) for v in value if type(v) is not str)
+    return False
+
+
+def dumps_messages_chunks(messages: list[dict[str, Any]], end: bytes = b"") -> Iterator[bytes]:
+    """``JSON.generate`` of a list of message mappings, as pieces of bytes (joined, they are the
+    whole text followed by ``end``), so a large prompt is never held twice in memory.
+
+    What would raise is found before the first piece, so nothing is written when it does.
+    """
+    if any(has_nonfinite(m) for m in messages):
+        yield dumps_messages_bytes(messages) + end  # raises RubyJSONError as JSON.generate does
+        return
+    yield b"["
+    for start in range(0, len(messages), CHUNK_MESSAGES):
+        piece = dumps_messages_bytes(messages[start : start + CHUNK_MESSAGES])
+        yield (b"," + piece[1:-1]) if start else piece[1:-1]
+    yield b"]" + end
 
 
 def dumps_messages(messages: list[dict[str, Any]]) -> str:

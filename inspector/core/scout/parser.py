@@ -77,7 +77,7 @@ def _cmd_close_rewrite(line: str) -> str:
 
 
 class _Parser:
-    def __init__(self, text: str):
+    def __init__(self, text: str | Chunks):
         self.text = text
         self.messages: list[Message] = []
         self.findings: list[Finding] = []
@@ -290,6 +290,7 @@ class _Parser:
                 self.first,
                 self.last,
                 self.synthetic_first,
+                list(self.stack),
             )
         content = "".join(self.parts).strip(WS)
         start, end = self.current_lines()
@@ -372,6 +373,53 @@ class _Snapshot:
     first: int | None
     last: int | None
     synthetic_first: bool
+    stack: list[str]
+
+
+class Chunks:
+    """A text kept as the pieces it was read in (a file and its appends): ``in`` and ``find`` only."""
+
+    def __init__(self, pieces: list[str]):
+        self.pieces = pieces
+
+    @classmethod
+    def of(cls, text: str | Chunks, added: str) -> Chunks:
+        pieces = [*(text.pieces if isinstance(text, Chunks) else [text]), added]
+        if len(pieces) > 32:
+            pieces = [pieces[0], "".join(pieces[1:])]  # many small appends: keep the list short
+        return cls(pieces)
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.pieces)
+
+    def __contains__(self, needle: str) -> bool:
+        return self.find(needle) >= 0
+
+    def find(self, needle: str) -> int:
+        offset, carry = 0, ""
+        for piece in self.pieces:
+            joined = carry + piece  # a needle may straddle two pieces
+            at = joined.find(needle)
+            if at >= 0:
+                return offset - len(carry) + at
+            carry = joined[-len(needle) + 1 :] if len(needle) > 1 else ""
+            offset += len(piece)
+        return -1
+
+
+def _find(text: str | Chunks, needle: str) -> int:
+    return text.find(needle)
+
+
+def _tail(text: str | Chunks, count: int) -> str:
+    if isinstance(text, Chunks):
+        joined = ""
+        for piece in reversed(text.pieces):
+            joined = piece + joined
+            if len(joined) >= count:
+                break
+        text = joined
+    return text[max(0, len(text) - count) :]
 
 
 class Marked:
@@ -383,14 +431,54 @@ class Marked:
     the cut (then ``cut`` answers None and the caller parses the cut text itself).
     """
 
-    def __init__(self, text: str):
+    def __init__(self, text: str | Chunks, resumed: tuple[Parsed, _Parser, list[str]] | None = None):
         self.text = text
-        self.parsed, parser = _parse(text, snapshots=True)
+        if resumed is None:
+            assert isinstance(text, str)
+            self.parsed, parser = _parse(text, snapshots=True)
+            self.lines = text.split("\n")
+        else:
+            self.parsed, parser, self.lines = resumed
         self.snapshots = parser.snapshots or {}
-        self.lines = text.split("\n")
         self._starts: list[int] | None = None
+        self.asked = dict(parser.asked_at)
+        self.closing = dict(parser.closing_tags)
         # each tag asked about: (line first asked, offset of its first closing tag or -1)
-        self.tags = [(at, text.find(f"</{tag}>")) for tag, at in parser.asked_at.items()]
+        self.tags = [(at, _find(text, f"</{tag}>")) for tag, at in parser.asked_at.items()]
+
+    def extend(self, added: str) -> Marked | None:
+        """The parse of this file with ``added`` appended, re-reading only from the last response header
+        before the old end (None when an answer about an XML tag changes: parse it all again)."""
+        text = Chunks.of(self.text, added)  # not one string: copying a large file's text costs more than parsing
+        margin = max((len(t) for t in self.closing), default=0) + 3
+        region = _tail(self.text, margin) + added  # a closing tag may straddle the old end
+        for tag, known in self.closing.items():
+            if not known and f"</{tag}>" in region:
+                return None  # a tag read as text may now open a block
+        line = max((n for n in self.snapshots if n < len(self.lines)), default=None)
+        if line is None:
+            return None
+        snap = self.snapshots[line]
+        parser = _Parser(text)
+        parser.snapshots = {n: v for n, v in self.snapshots.items() if n < line}
+        parser.messages = self.parsed.messages[: snap.messages]
+        parser.findings = self.parsed.findings[: snap.findings]
+        parser.role, parser.role_set = snap.role, snap.role_set
+        parser.parts = list(snap.parts)
+        parser.header_line, parser.header_role = snap.header_line, snap.header_role
+        parser.first, parser.last = snap.first, snap.last
+        parser.synthetic_first = snap.synthetic_first
+        parser.stack = list(snap.stack)
+        parser.asked_at = {t: n for t, n in self.asked.items() if n < line}
+        parser.closing_tags = {t: self.closing[t] for t in parser.asked_at}
+        every = self.lines[:-1] + (self.lines[-1] + added).split("\n")
+        count = len(every)
+        while count and every[count - 1] == "":
+            count -= 1  # Ruby's split drops trailing empty fields
+        for number in range(line, count + 1):
+            parser.number = number
+            parser.line(every[number - 1], number)
+        return Marked(text, (parser.finish(count), parser, every))
 
     def offset(self, line: int) -> int:
         """Character offset where ``line`` (1-based) starts."""

@@ -2,15 +2,23 @@
 
 A plan after a threshold change reads only these integers; the shortened text of
 a tool message is computed the first time a plan puts it in the middle band.
+
+Each tool message's JSON is checked once (as scout-ai parses it) but not kept: a
+validating decoder reads only ``name`` and ``id`` and skips the rest without building
+it, which is both faster than a full parse (3x on non-ASCII text) and leaves no second
+copy of every tool output in memory. ``parsed[p]`` parses again on demand (a few
+recent ones are cached), for the middle band, the detail pane and the analyses.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import OrderedDict
+from collections.abc import Iterator
 from itertools import accumulate
 from typing import Any
 
-import orjson
+import msgspec
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
@@ -54,7 +62,7 @@ class ToolFacts:
         self.order = order
         self.kinds = kinds
         self.raw = raw
-        self.parsed = parsed
+        self.parsed = _LazyParsed(self, parsed)
         # outputs counted at each position (an output counts itself; a call sees the outputs after it)
         outs, counted = [], 0
         for kind in kinds:
@@ -73,6 +81,7 @@ class ToolFacts:
         self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
         self.windows: dict[str, Any] = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
         self._risky: list[int] | None = None
+        self._char_sums: tuple[list[int], list[int]] | None = None
 
     def identity(self, index: int) -> tuple[object, object]:
         """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
@@ -93,7 +102,7 @@ class ToolFacts:
         new.order = self.order[start:]
         new.kinds = self.kinds[start:]
         new.raw = self.raw[start:]
-        new.parsed = self.parsed[start:]
+        new.parsed = _LazyParsed(new, {p - start: v for p, v in self.parsed.failed.items() if p >= start})
         new.failures = {p - start: e for p, e in self.failures.items() if p >= start}
         base = self.outs[start - 1] if start else 0
         new.outs = [n - base for n in self.outs[start:]]
@@ -103,12 +112,60 @@ class ToolFacts:
         new.short_text = {p - start: t for p, t in self.short_text.items() if p >= start}
         new.band_errors = {p - start: e for p, e in self.band_errors.items() if p >= start}
         new.position = {index: p for p, index in enumerate(new.order)}
+        sums = self._sums()
+        new._tool_chars = sums[1][start]
+        new._nontool_chars = sums[0][count] - new._tool_chars
+        new._columns = None
+        new._risky = None
+        new._char_sums = None
+        new.shortener = self.shortener
+        new.windows = {}
+        return new
+
+    def _sums(self) -> tuple[list[int], list[int]]:
+        """Characters of the first k messages, and tool characters counted from each position on."""
+        if self._char_sums is None:
+            chars = [0, *accumulate(chars_of(m.fields.get("content")) for m in self.messages)]
+            counted = [0] * (len(self.order) + 1)
+            for p in range(len(self.order) - 1, -1, -1):
+                counted[p] = counted[p + 1] + (self.raw[p] if self.kinds[p] != FAIL else 0)
+            self._char_sums = (chars, counted)
+        return self._char_sums
+
+    def extended_facts(self, messages: list[Message]) -> ToolFacts:
+        """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
+        only the new messages are scanned; the newer tool positions go in front of the old ones."""
+        old = self.count
+        order, kinds, raw, parsed, failures = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        shift = len(order)
+        new = ToolFacts.__new__(ToolFacts)
+        new.messages = messages
+        new.count = len(messages)
+        new.order = order + self.order
+        new.kinds = kinds + self.kinds
+        new.raw = raw + self.raw
+        new.parsed = parsed + self.parsed
+        new.failures = {**failures, **{p + shift: e for p, e in self.failures.items()}}
+        outs, counted = [], 0
+        for kind in kinds:
+            if kind == OUTPUT:
+                counted += 1
+            outs.append(counted)
+        new.outs = outs + [n + counted for n in self.outs]
+        new.prefix = [0, *accumulate(new.raw)]
+        new.first_failure = min(new.failures) if new.failures else len(new.order)
+        fresh: list[int | None] = [None] * shift
+        new.short = fresh + self.short
+        new.short_text = {p + shift: t for p, t in self.short_text.items()}
+        new.band_errors = {p + shift: e for p, e in self.band_errors.items()}
+        new.position = {index: p for p, index in enumerate(new.order)}
         new._nontool_chars = None
         new._tool_chars = None
         new._columns = None
         new._risky = None
         new.shortener = self.shortener
         new.windows = {}
+        new._char_sums = None
         return new
 
     def newer_than(self, count: int) -> int:
@@ -133,10 +190,8 @@ class ToolFacts:
         if known is not None:
             return known
         index = self.order[position]
-        data = self.parsed[position]
         content = self.messages[index].fields.get("content")
-        if rubyjson.has_long_digits(content):
-            data = rubyjson.parse(content)  # exact wide integers before writing them back
+        data = rubyjson.parse(content)  # exact wide integers before writing them back
         try:
             text = self._shorten(data, self.kinds[position])
         except _BandError as exc:
@@ -281,12 +336,13 @@ def _scan(messages: Any, indices: Any) -> Any:
     order: list[int] = []
     kinds: list[int] = []
     raw: list[int] = []
-    parsed: list[Any] = []
+    failed_data: dict[int, Any] = {}  # what a failing message parsed to (None when it did not parse)
     failures: dict[int, ScoutError] = {}
-    order_append, kinds_append, raw_append, parsed_append = order.append, kinds.append, raw.append, parsed.append
-    fast_loads = orjson.loads
+    order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
+    check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
+    strict_errors = (msgspec.DecodeError, msgspec.ValidationError)
 
     def fail(index: Any, data: Any, exception: Any, why: Any) -> Any:
         message = messages[index]
@@ -299,10 +355,10 @@ def _scan(messages: Any, indices: Any) -> Any:
             why,
         )
         content = message.fields.get("content")
+        failed_data[len(order)] = data
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
-        parsed_append(data)
 
     for index in indices:
         fields = messages[index].fields
@@ -330,9 +386,12 @@ def _scan(messages: Any, indices: Any) -> Any:
             )
             continue
         try:
-            # the common case inline (ASCII text, orjson); anything unusual takes the careful path
-            data = fast_loads(content) if content.isascii() else careful(content, False)
-        except (orjson.JSONDecodeError, rubyjson.RubyJSONError):
+            # the common case: strict JSON holding an object (checked whole, only name and id built);
+            # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
+            # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
+            check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+            data = None
+        except strict_errors:
             try:
                 data = careful(content, False)
             except rubyjson.RubyJSONError as exc:
@@ -341,7 +400,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         if type(data) is list:  # Array#values_at wants Integers
             fail(index, data, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
             continue
-        if type(data) is not dict:
+        if data is not None and type(data) is not dict:
             fail(
                 index,
                 data,
@@ -352,8 +411,57 @@ def _scan(messages: Any, indices: Any) -> Any:
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-        parsed_append(data)
-    return order, kinds, raw, parsed, failures
+    return order, kinds, raw, failed_data, failures
+
+
+class _Identity(msgspec.Struct):
+    """The two keys an error message names; every other key is validated and skipped."""
+
+    name: object = None
+    id: object = None
+
+
+_IDENTITY = msgspec.json.Decoder(_Identity)
+_RECENT = 256  # parsed tool messages kept: a screenful, a search's recent hits
+
+
+class _LazyParsed:
+    """``parsed[p]``: the JSON of the tool message at position ``p``, parsed on first use.
+
+    Parsing is as the careful path does it (Ruby's reading of comments, wide integers
+    as floats like the fast path did), so callers see what they saw when every message
+    was kept parsed.
+    """
+
+    __slots__ = ("facts", "failed", "recent")
+
+    def __init__(self, facts: ToolFacts, failed: dict[int, Any]):
+        self.facts = facts
+        self.failed = failed
+        self.recent: OrderedDict[int, Any] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self.facts.order)
+
+    def __getitem__(self, position: int) -> Any:
+        if position < 0:
+            position += len(self.facts.order)
+        if position in self.failed:
+            return self.failed[position]
+        recent = self.recent
+        found = recent.get(position)
+        if found is not None:
+            recent.move_to_end(position)
+            return found
+        content = self.facts.messages[self.facts.order[position]].fields.get("content")
+        value = rubyjson.parse(content, False)
+        recent[position] = value
+        if len(recent) > _RECENT:
+            recent.popitem(last=False)
+        return value
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[p] for p in range(len(self)))
 
 
 def _finite(value: Any) -> bool:

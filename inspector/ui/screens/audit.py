@@ -24,7 +24,7 @@ from inspector.core.inspection import Inspection
 from inspector.core.present.sanitize import one_line
 
 from ..messages import report_failure
-from ..results import JumpTo
+from ..results import JumpTo, JumpToCall
 from .base import Dialog
 
 
@@ -49,8 +49,9 @@ class AuditScreen(Dialog):
     """
     BINDINGS = [Binding("escape", "close", "Close", show=False)]
 
-    def __init__(self, inspection: Inspection, replanner: Replanner):
+    def __init__(self, inspection: Inspection, replanner: Replanner, history=None):
         super().__init__()
+        self.history = history  # the chat's model calls: a repeated call jumps to the call that made it
         self.inspection, self.replanner = inspection, replanner
         self.findings: list[AuditFinding] | None = None
 
@@ -58,7 +59,12 @@ class AuditScreen(Dialog):
         with Vertical(classes="box"):
             yield Static(Content("Forgetting audit: auditing…"), id="audit-title")
             yield OptionList(id="audit-list")
-            yield Static(Content("Enter: jump to the finding's first message · ↑↓ move · Esc: close"), classes="hint")
+            yield Static(
+                Content(
+                    "Enter: jump to the finding's first message (a repeated call: to the call that repeated it) · ↑↓ move · Esc: close"
+                ),
+                classes="hint",
+            )
 
     def on_mount(self) -> None:
         self.query_one("#audit-list", OptionList).focus()
@@ -110,4 +116,10 @@ class AuditScreen(Dialog):
         if not finding.rows:
             self.notify("this finding names no message", severity="warning")
             return
+        if finding.kind == "repeated_call" and self.history is not None and finding.messages[-1] is not None:
+            # the call that repeated itself, showing what it was sent
+            number = self.history.call_of(self.inspection.chat.messages[finding.messages[-1]])
+            if number is not None:
+                self.dismiss(JumpToCall(number, None))
+                return
         self.dismiss(JumpTo(finding.rows[0]))

@@ -31,12 +31,15 @@ from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS
 
 from ..messages import report_failure
-from ..results import ApplyFix, JumpTo
+from ..results import ApplyFix, JumpTo, JumpToCall
 from ..widgets.dual_view import GLYPHS
 from .base import Dialog
 
 MAX_SHOWN = 200  # occurrences listed (and searched for fixes); a common word can occur thousands of times
-HINT = "Enter: apply the fix / jump to the message · 1-9: apply fix N · i: ignore case · x: regex · Esc: close"
+HINT = (
+    "Enter: apply the fix / jump to the message · 1-9: apply fix N · l: the call where it was last seen · "
+    "i: ignore case · x: regex · Esc: close"
+)
 
 
 def _cell(value) -> str:
@@ -68,6 +71,12 @@ class Traced(Message):
 
 
 @dataclass
+class TimelinesFound(Message):
+    generation: int
+    lines: dict[int, tuple[str, int | None]]  # message index -> (sentence, call where last seen)
+
+
+@dataclass
 class FixesFound(Message):
     generation: int
     position: int  # index into the listed occurrences
@@ -90,12 +99,22 @@ class WhyScreen(Dialog):
         Binding("i", "toggle('ignore_case')", "Ignore case", show=False),
         Binding("x", "toggle('regex')", "Regex", show=False),
         *[Binding(str(n), f"apply({n})", f"Fix {n}", show=False) for n in range(1, 10)],
+        Binding("l", "last_seen", "Last seen", show=False),
     ]
 
     def __init__(
-        self, text: str, inspection: Inspection, replanner: Replanner, regex: bool = False, ignore_case: bool = False
+        self,
+        text: str,
+        inspection: Inspection,
+        replanner: Replanner,
+        regex: bool = False,
+        ignore_case: bool = False,
+        history=None,
+        call: int | None = None,
     ):
         super().__init__()
+        self.history, self.call = history, call  # the chat's model calls, and the call on screen
+        self.timelines: dict[int, tuple[str, int | None]] = {}
         self.text, self.inspection, self.replanner = text, inspection, replanner
         self.regex, self.ignore_case = regex, ignore_case
         self.result: Trace | None = None
@@ -138,6 +157,8 @@ class WhyScreen(Dialog):
             self.post_message(Traced(generation, None, str(exc)))
             return
         self.post_message(Traced(generation, result, None))
+        if self.history is not None and len(self.history):
+            self.post_message(TimelinesFound(generation, self._timelines(result, worker)))
         hidden = [(i, o) for i, o in enumerate(result.occurrences[:MAX_SHOWN]) if not o.visible]
         for done, (position, occurrence) in enumerate(hidden, 1):
             try:
@@ -145,6 +166,31 @@ class WhyScreen(Dialog):
             except FixSearchCancelled:
                 return
             self.post_message(FixesFound(generation, position, report, done, len(hidden)))
+
+    def _timelines(self, result: Trace, worker) -> dict[int, tuple[str, int | None]]:
+        from inspector.core.calls.timeline import occurrence_timeline
+        from inspector.core.present.timeline import sentence
+
+        whole = self.history.whole.chat.messages
+        mine = self.inspection.chat.messages
+        out: dict[int, tuple[str, int | None]] = {}
+        for o in result.occurrences[:MAX_SHOWN]:
+            if worker.is_cancelled:
+                break
+            index = o.message
+            if index is None or index in out or index >= len(whole):
+                continue
+            if whole[index] is not mine[index] and whole[index].fields != mine[index].fields:
+                continue  # not the same message in the whole chat (a chat pre-processed differently)
+            line = occurrence_timeline(self.history, o)
+            out[index] = (sentence(self.history, line), line.last_seen)
+        return out
+
+    @on(TimelinesFound)
+    def _timelines_found(self, event: TimelinesFound) -> None:
+        if event.generation == self.generation:
+            self.timelines = event.lines
+            self.rebuild()
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
@@ -195,7 +241,11 @@ class WhyScreen(Dialog):
         options: list[Option] = []
         self.fixes = []
         for position, o in enumerate(self.shown):
-            options.append(Option(Content(occurrence_text(o)), id=f"occ:{position}"))
+            text = occurrence_text(o)
+            known = self.timelines.get(o.message) if o.message is not None else None
+            if known is not None:
+                text += f"\n  calls: {one_line(known[0], 600)}"
+            options.append(Option(Content(text), id=f"occ:{position}"))
             report = self.reports.get(position)
             if o.visible:
                 continue
@@ -245,6 +295,22 @@ class WhyScreen(Dialog):
             return
         fix, occurrence = self.fixes[number - 1]
         self.dismiss(ApplyFix(fix, occurrence.row))
+
+    def action_last_seen(self) -> None:
+        """Close and show the call where the highlighted occurrence (or the first one) was last sent."""
+        option_list = self.query_one("#why-list", OptionList)
+        chosen = None
+        if option_list.highlighted is not None:
+            kind, _, number = (option_list.get_option_at_index(option_list.highlighted).id or "").partition(":")
+            if kind == "occ":
+                chosen = self.shown[int(number)]
+        candidates = [chosen] if chosen is not None else self.shown
+        for o in candidates:
+            known = self.timelines.get(o.message) if o.message is not None else None
+            if known is not None and known[1] is not None:
+                self.dismiss(JumpToCall(known[1], o.row))
+                return
+        self.say("no call was sent this text" if self.timelines else "the timeline is still being computed")
 
     def action_toggle(self, flag: str) -> None:
         setattr(self, flag, not getattr(self, flag))

@@ -76,6 +76,7 @@ class DualColumnView(ScrollView, can_focus=True):
         "dual--tool",
         "dual--hit",
         "dual--divider",
+        "dual--response",
     }
     DEFAULT_CSS = """
     DualColumnView {
@@ -94,6 +95,7 @@ class DualColumnView(ScrollView, can_focus=True):
         & > .dual--tool { color: $accent; }
         & > .dual--hit { background: $primary 20%; }
         & > .dual--divider { color: $panel-lighten-2; }
+        & > .dual--response { color: $accent; text-style: bold; }
     }
     DualColumnView:focus > .dual--cursor { background: $accent 45%; }
     """
@@ -125,6 +127,9 @@ class DualColumnView(ScrollView, can_focus=True):
         self._version = 0
         self.rendered_rows = 0  # strips built, for tests and the benchmark
         self._style_map: dict[str, RichStyle] | None = None
+        # rows drawn after the messages, never selectable: at a model call, the response it produced
+        # and how many messages were written after it
+        self.tail: list[tuple[str, str]] = []  # (gutter mark, text)
 
     # -- data (attributes down) -------------------------------------------------------
     def set_data(
@@ -132,15 +137,20 @@ class DualColumnView(ScrollView, can_focus=True):
     ) -> None:
         self.rows, self.prompt, self.order = rows, prompt, order
         self._invalidate()
-        self.virtual_size = Size(0, self.count)
+        self.virtual_size = Size(0, self.count + len(self.tail))
         self.go_to_row(row if row is not None else self.current_row or 0)
 
     def set_prompt(self, prompt: Prompt, order: list[int] | None = None) -> None:
         row = self.current_row
         self.prompt, self.order = prompt, order
         self._invalidate()
-        self.virtual_size = Size(0, self.count)
+        self.virtual_size = Size(0, self.count + len(self.tail))
         self.go_to_row(row or 0)
+
+    def set_tail(self, tail: list[tuple[str, str]]) -> None:
+        self.tail = tail
+        self._invalidate()
+        self.virtual_size = Size(0, self.count + len(tail))
 
     def set_hits(self, hits: set[int]) -> None:
         self.hits = hits
@@ -272,7 +282,7 @@ class DualColumnView(ScrollView, can_focus=True):
     @on(events.Resize)
     def _resize(self, event: events.Resize) -> None:
         self._cache.clear()
-        self.virtual_size = Size(0, self.count)
+        self.virtual_size = Size(0, self.count + len(self.tail))
 
     def _styles(self) -> dict[str, RichStyle]:
         """Foreground parts of the component styles, computed once per theme."""
@@ -287,6 +297,10 @@ class DualColumnView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         position = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
+        if self.rows is not None and self.prompt is not None and 0 <= position - self.count < len(self.tail):
+            mark, text = self.tail[position - self.count]
+            style = self.rich_style + self._styles()["response"] + self._styles()["hit"]
+            return Strip([Segment(fit(f"{mark} {text}", width), style)]).crop_extend(0, width, self.rich_style)
         if self.rows is None or self.prompt is None or position >= self.count:
             return Strip.blank(width, self.rich_style)
         row = self.row_at(position)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from inspector.core.model import Message
-from inspector.core.ruby.json import dumps, dumps_messages, dumps_messages_bytes
+from inspector.core.ruby.json import dumps, dumps_messages, dumps_messages_bytes, dumps_messages_chunks
 
 
 def print_json(messages: list[Message]) -> str:
@@ -44,3 +44,11 @@ def render(name: str, messages: list[Message]) -> bytes:
     if name == "json" and PRINTERS.get("json") is print_json:
         return dumps_messages_bytes([m.fields for m in messages]) + b"\n"  # skips a str round trip on large chats
     return PRINTERS[name](messages).encode("utf-8", "surrogatepass")
+
+
+def render_chunks(name: str, messages: list[Message]) -> Iterator[bytes]:
+    """``render`` as pieces of bytes: the JSON of a large prompt is written without one copy of it all."""
+    if name == "json" and PRINTERS.get("json") is print_json:
+        chunks: Iterator[bytes] = dumps_messages_chunks([m.fields for m in messages], b"\n")
+        return chunks
+    return iter((render(name, messages),))

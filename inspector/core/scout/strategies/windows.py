@@ -65,27 +65,18 @@ class WindowFacts:
         if bad_role is not None and not self.increment:
             self.needs_exact_walk = True
         self.total = kinds.count(_OUTPUT)
-        self.parsed: list[Any] = [None] * len(messages)
+        # only what the repeats need is kept (ids and call keys), not the parsed objects: a compacted
+        # message is parsed again, once, when a plan first puts it in the compacted window
+        self.ids: dict[int, object] = {}
+        self.call_keys: dict[int, object] = {}
         positions: list[int] = []
         reverse: list[int] = []
         parseable_outputs = 0
-        # shorten_tools' facts already parsed every tool object: reuse them (the first plan halves)
-        known = {}
-        if tool_facts is not None and tool_facts.messages is messages:
-            known = {index: data for index, data in zip(tool_facts.order, tool_facts.parsed) if type(data) is dict}
         for position, kind in enumerate(kinds):
             if kind not in (_CALL, _OUTPUT):
                 continue
             content = messages[position].fields.get("content")
-            data = known.get(position, _MISSING)
-            if (
-                data is not _MISSING
-                and type(content) is str
-                and (rubyjson.too_deep(content, data) or (kind == _CALL and rubyjson.has_long_digits(content)))
-            ):
-                data = _MISSING  # the careful reading: nesting limit, exact wide integers in arguments
-            if data is _MISSING:
-                data = _load(content, kind == _CALL) if content is not None else None
+            data = _load(content, kind == _CALL) if content is not None else None
             if data is _FAILED:
                 data = None if self.increment else epoch._UNPARSED
             elif not self.increment and (data is None or data is False):
@@ -98,8 +89,10 @@ class WindowFacts:
                     self.needs_exact_walk = True  # values_at on a non-Hash raises in 1.2.6
                 elif kind == _OUTPUT:
                     parseable_outputs += 1
-            if ok:
-                self.parsed[position] = data
+            if type(data) is dict and ok:
+                self.ids[position] = increment._hash_key(data.get("id"))
+                if kind == _CALL:
+                    self.call_keys[position] = _dedup_key(data.get("name"), data.get("arguments"))
                 positions.append(position)
         # reverse positions: increment counts every output, 1.2.6 only the parseable ones
         if self.increment:
@@ -143,15 +136,15 @@ class WindowFacts:
             for position, kind in enumerate(self.kinds):
                 if kind == _OUTPUT and self.increment:
                     forward += 1
-                data = self.parsed[position]
-                if type(data) is not dict:
+                ident = self.ids.get(position, _MISSING)
+                if ident is _MISSING:
                     continue
                 if kind == _CALL:
-                    pending[increment._hash_key(data.get("id"))] = _dedup_key(data.get("name"), data.get("arguments"))
+                    pending[ident] = self.call_keys[position]
                 elif kind == _OUTPUT:
                     if not self.increment:
                         forward += 1
-                    key = pending.pop(increment._hash_key(data.get("id")), None)
+                    key = pending.pop(ident, None)
                     if key is not None:
                         keys.setdefault(key, []).append((forward, position))
             total = self.total
@@ -177,7 +170,7 @@ class WindowFacts:
     def _compact_one(self, position: int) -> str | ScoutError | None:
         message = self.messages[position]
         text = str(message.fields.get("content"))  # a String: only parsed Hash contents get here
-        data = rubyjson.parse(text) if rubyjson.has_long_digits(text) else dict(self.parsed[position])
+        data = rubyjson.parse(text)  # exactly (wide integers kept) before writing it back
         output = self.kinds[position] == _OUTPUT
         try:
             if self.increment:

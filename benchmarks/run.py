@@ -1,0 +1,377 @@
+"""One table of every speed and memory figure, on deterministic chats of several sizes and two profiles.
+
+    python benchmarks/run.py [--sizes 1k,20k,100k] [--profiles ascii,mixed]
+                             [--oracle /work/shared/reference/prompt_oracle.rb] [--runs 3]
+                             [--skip app,why,...] [--million]
+
+Chats are written once to benchmarks/out/ (git-ignored; see benchmarks/chats.py). Each group of
+figures runs in its own process, so peak RSS belongs to that work alone:
+  load       chat read + tool facts, in process (s)
+  plan       first plan (ms)
+  replan     re-plan after a threshold change with the decisions a screen shows, median (ms)
+  replan_all the same with a Decision for every message (ms)
+  prepare    `prompt-inspector prepare` whole process, median (s); oracle: the Ruby reference's, and the ratio
+  rss        peak RSS / file size for prepare, explain and the app
+  why        `prompt-inspector why` whole process on the oldest and a middle tool output (s)
+  sweep      200 values of each threshold, in process (s)
+  app        first full screen with totals (s), repaint after a threshold change (ms, median),
+             key latency: Escape closing the why screen while its search runs (ms)
+--million adds `explain` on 1,000,000 small messages (time and peak RSS).
+Figures are wall-clock on a shared machine: compare ratios within one run, and repeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = Path(os.environ.get("BENCH_OUT", ROOT / "benchmarks" / "out"))  # where the chats are written
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import chats  # noqa: E402
+
+ENV_KEYS = ("FULL_TOOL_CALLS", "FULL_TOOL_OUTPUTS", "MAX_TOOL_CALLS", "MAX_TOOL_OUTPUTS", "MAX_TOOL_CHARS")
+WHY_TIMEOUT = 300.0
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().lower()
+    scale = 1_000_000 if text.endswith("m") else 1_000 if text.endswith("k") else 1
+    return int(float(text.rstrip("km")) * scale)
+
+
+def label(size: int) -> str:
+    return f"{size // 1_000_000}M" if size >= 1_000_000 else f"{size // 1000}k" if size >= 1000 else str(size)
+
+
+def chat_path(size: int, profile: str, bytes_per_message: int = chats.BYTES_PER_MESSAGE) -> tuple[Path, int]:
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{profile}-{label(size)}-{bytes_per_message}.json"
+    meta = path.with_suffix(".pairs")
+    if not path.exists() or not meta.exists():
+        _, pairs = chats.write(path, size, profile, bytes_per_message)
+        meta.write_text(str(pairs))
+    return path, int(meta.read_text())
+
+
+def clean_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def run_process(command: list[str], timeout: float | None = None) -> dict:
+    """Like ``measure`` but reaps with wait4 so the RSS is this process's alone."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=clean_env())
+    deadline = None if timeout is None else start + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return {
+                "s": time.perf_counter() - start,
+                "rss_mib": usage.ru_maxrss / 1024,
+                "timed_out": False,
+                "rc": proc.returncode,
+            }
+        if deadline is not None and time.perf_counter() > deadline:
+            proc.kill()
+            _, status, usage = os.wait4(proc.pid, 0)
+            return {"s": timeout, "rss_mib": usage.ru_maxrss / 1024, "timed_out": True, "rc": None}
+        time.sleep(0.01)
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "inspector", *args, "--no-scout-config"]
+
+
+# -- in-process groups (each runs in a child: python run.py --group NAME PATH) ------------------------
+def group_engine(path: Path, pairs: int) -> dict:
+    from inspector.core.inspection import open_inspection
+    from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
+
+    t0 = time.perf_counter()
+    inspection = open_inspection(path, config_files=[], env={})
+    facts = inspection.facts
+    t1 = time.perf_counter()
+    ShortenToolsPlan(facts, (0, 10, 40, 40, 100_000)).tier_counts()
+    t2 = time.perf_counter()
+    variants = [
+        (0, 10, 40, 40, 100_000 + 1000 * i)
+        if i % 3 == 0
+        else (0, 10 + i % 7, 40 + i % 11, 40 + i % 13, 100_000)
+        if i % 3 == 1
+        else (i % 5, 10, 30 + i % 20, 30 + i % 20, 50_000 + 997 * i)
+        for i in range(30)
+    ]
+    for values in variants[:5]:
+        ShortenToolsPlan(facts, values).decisions()
+    shown, every = [], []
+    count = len(inspection.chat.messages)
+    window = range(max(0, count - 60), count)  # what one screen shows (the newest rows)
+    for values in variants:
+        start = time.perf_counter()
+        plan = ShortenToolsPlan(facts, values)
+        plan.tier_counts()
+        for index in window:
+            plan.decision(index)
+        shown.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        plan = ShortenToolsPlan(facts, values)
+        plan.tier_counts()
+        decisions = plan.decisions()
+        every.append(time.perf_counter() - start)
+        assert len(decisions) == count
+    return {
+        "load_s": t1 - t0,
+        "plan_ms": (t2 - t1) * 1000,
+        "replan_ms": statistics.median(shown) * 1000,
+        "replan_all_ms": statistics.median(every) * 1000,
+    }
+
+
+def group_sweep(path: Path, pairs: int) -> dict:
+    from inspector.core.analysis.replan import output_count
+    from inspector.core.analysis.sweep import sweep
+    from inspector.core.inspection import open_inspection
+    from inspector.core.scout.settings import KEYS
+
+    inspection = open_inspection(path, config_files=[], env={})
+    outputs = output_count(inspection)
+    tool_chars = inspection.facts.prefix[-1]
+    start = time.perf_counter()
+    for key in KEYS:
+        top = tool_chars + 1 if key == "max_tool_chars" else outputs + 1
+        step = max(1, top // 200)
+        sweep(inspection, key, [i * step for i in range(200)])
+    return {"sweep_s": time.perf_counter() - start}
+
+
+def paint(app) -> list[str]:
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+async def _wait_for(pilot, condition, timeout: float = 120.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError
+        await pilot.pause(0.002)
+
+
+async def _app(path: Path, pairs: int) -> dict:
+    from inspector.ui.app import InspectorApp
+
+    started = time.perf_counter()
+    app = InspectorApp(path, config_files=[], env={})
+    app.animation_level = "none"
+    figures: dict = {}
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _wait_for(
+            pilot, lambda: app.totals is not None and any("messages " in line and "->" in line for line in paint(app))
+        )
+        figures["first_paint_s"] = time.perf_counter() - started
+        repaints = []
+        for value in (50_000, 20_000, 200_000, 100_000, 5_000, 1_000_000):
+            before = app.totals
+            t0 = time.perf_counter()
+            app.apply_thresholds(app.thresholds.with_value("max_tool_chars", value, "edited"), None, delay=0)
+            await _wait_for(pilot, lambda before=before: app.totals is not before)
+            paint(app)
+            repaints.append(time.perf_counter() - t0)
+        figures["repaint_ms"] = statistics.median(repaints) * 1000
+        # key latency while the why search runs on the oldest tool output: the first Escape stops the
+        # search (or closes the screen when it is done); time from the key to its effect
+        base = app.screen
+        app.open_why(chats.marker(1))
+        await _wait_for(pilot, lambda: app.screen is not base)
+        await pilot.pause(0.5)
+        why = app.screen
+        t0 = time.perf_counter()
+        await pilot.press("escape")
+        try:
+            await _wait_for(pilot, lambda: app.screen is base or not getattr(why, "searching", False), 60.0)
+            figures["key_ms"] = (time.perf_counter() - t0) * 1000
+        except TimeoutError:
+            figures["key_ms"], figures["key_ms_timeout"] = 60_000.0, True
+        app.workers.cancel_all()
+    return figures
+
+
+def group_app(path: Path, pairs: int) -> dict:
+    return asyncio.run(_app(path, pairs))
+
+
+GROUPS = {"engine": group_engine, "sweep": group_sweep, "app": group_app}
+
+
+def run_group(name: str, path: Path, pairs: int, timeout: float = 600.0) -> dict:
+    """Run one group in a child process; its figures plus the child's peak RSS."""
+    out = OUT / f".group-{name}-{os.getpid()}.json"
+    command = [sys.executable, __file__, "--group", name, str(path), str(pairs), str(out)]
+    result = run_process(command, timeout)
+    if result["timed_out"] or result["rc"] != 0 or not out.exists():
+        return {"failed": True, "rss_mib": result["rss_mib"]}
+    figures = json.loads(out.read_text())
+    out.unlink()
+    figures["rss_mib"] = result["rss_mib"]
+    return figures
+
+
+# -- the table -----------------------------------------------------------------------------------------
+def bench_chat(size: int, profile: str, args) -> dict:
+    path, pairs = chat_path(size, profile)
+    mib = path.stat().st_size / 2**20
+    row: dict = {"chat": f"{profile} {label(size)}", "file_mib": mib}
+    skip = set(args.skip)
+    if "engine" not in skip:
+        row.update(run_group("engine", path, pairs))
+    if "prepare" not in skip:
+        ours, theirs, rss = [], [], []
+        for _ in range(args.runs):
+            r = run_process(cli("prepare", str(path), "-o", os.devnull))
+            ours.append(r["s"])
+            rss.append(r["rss_mib"])
+            if args.oracle:
+                theirs.append(run_process(["ruby", args.oracle, str(path)])["s"])
+        row["prepare_s"] = statistics.median(ours)
+        row["prepare_rss"] = max(rss) / mib
+        if theirs:
+            row["oracle_s"] = statistics.median(theirs)
+            row["ratio"] = row["prepare_s"] / row["oracle_s"]
+    if "explain" not in skip:
+        r = run_process(cli("explain", str(path), "--format", "json", "-o", os.devnull))
+        row["explain_s"] = r["s"]
+        row["explain_rss"] = r["rss_mib"] / mib
+    if "why" not in skip:
+        for name, n in (("why_old", 1), ("why_mid", max(1, pairs // 2))):
+            r = run_process(cli("why", str(path), chats.marker(n)), timeout=args.why_timeout)
+            row[name] = r["s"]
+            row[name + "_timeout"] = r["timed_out"]
+    if "sweep" not in skip:
+        row.update(run_group("sweep", path, pairs))
+    if "app" not in skip:
+        figures = run_group("app", path, pairs)
+        row["app_rss"] = figures.pop("rss_mib") / mib
+        row.update(figures)
+    return row
+
+
+def fmt(value, spec: str, timed_out: bool = False) -> str:
+    if value is None:
+        return "-"
+    if timed_out:
+        return f">{value:.0f}"
+    return format(value, spec)
+
+
+COLUMNS = [
+    ("chat", "chat", None),
+    ("MiB", "file_mib", ".0f"),
+    ("load s", "load_s", ".2f"),
+    ("plan ms", "plan_ms", ".1f"),
+    ("replan ms", "replan_ms", ".2f"),
+    ("all ms", "replan_all_ms", ".1f"),
+    ("prep s", "prepare_s", ".2f"),
+    ("ruby s", "oracle_s", ".2f"),
+    ("ratio", "ratio", ".2f"),
+    ("RSS/f prep", "prepare_rss", ".1f"),
+    ("RSS/f expl", "explain_rss", ".1f"),
+    ("RSS/f app", "app_rss", ".1f"),
+    ("why old s", "why_old", ".1f"),
+    ("why mid s", "why_mid", ".1f"),
+    ("sweep s", "sweep_s", ".2f"),
+    ("paint s", "first_paint_s", ".2f"),
+    ("repaint ms", "repaint_ms", ".0f"),
+    ("key ms", "key_ms", ".0f"),
+]
+
+
+def render(rows: list[dict]) -> str:
+    header = [c[0] for c in COLUMNS]
+    body = []
+    for row in rows:
+        cells = []
+        for _, key, spec in COLUMNS:
+            value = row.get(key)
+            cells.append(str(value) if spec is None else fmt(value, spec, row.get(key + "_timeout", False)))
+        body.append(cells)
+    widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
+    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |"]
+    lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    lines += [
+        "| " + " | ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(b, widths))) + " |"
+        for b in body
+    ]
+    return "\n".join(lines)
+
+
+def check(size: int, profile: str, oracle: str) -> str:
+    """Byte-compare `prepare` with the Ruby oracle on one chat (default thresholds and a tight budget)."""
+    path, _ = chat_path(size, profile)
+    results = []
+    for env in ({}, {"MAX_TOOL_CHARS": "20000", "FULL_TOOL_OUTPUTS": "3", "MAX_TOOL_CALLS": "500"}):
+        full = {**clean_env(), **env}
+        ours = subprocess.run(cli("prepare", str(path)), capture_output=True, env=full, check=True).stdout
+        theirs = subprocess.run(["ruby", oracle, str(path)], capture_output=True, env=full, check=True).stdout
+        results.append("same" if ours == theirs else f"DIFFERENT ({len(ours)} vs {len(theirs)} bytes)")
+    return f"{profile} {label(size)}: " + ", ".join(results)
+
+
+def million(args) -> str:
+    path, _ = chat_path(1_000_000, "ascii", 300)
+    mib = path.stat().st_size / 2**20
+    r = run_process(cli("explain", str(path), "--format", "json", "-o", os.devnull), timeout=600)
+    return (
+        f"explain, 1,000,000 messages ({mib:.0f} MiB): {fmt(r['s'], '.1f', r['timed_out'])} s, "
+        f"peak RSS {r['rss_mib']:.0f} MiB ({r['rss_mib'] / mib:.1f}x the file)"
+    )
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--group":
+        name, path, pairs, out = sys.argv[2], Path(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
+        out.write_text(json.dumps(GROUPS[name](path, pairs)))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1k,20k,100k")
+    parser.add_argument("--profiles", default="ascii,mixed")
+    parser.add_argument("--oracle", help="the Ruby reference prompt_oracle.rb (ruby must be on PATH)")
+    parser.add_argument("--runs", type=int, default=3, help="prepare/oracle runs per chat (median)")
+    parser.add_argument("--skip", default="", help="groups to leave out: engine,prepare,explain,why,sweep,app")
+    parser.add_argument("--why-timeout", type=float, default=WHY_TIMEOUT)
+    parser.add_argument("--million", action="store_true", help="also explain on 1,000,000 messages")
+    parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--check", action="store_true", help="only byte-compare prepare with --oracle on each chat")
+    args = parser.parse_args()
+    args.skip = [s for s in args.skip.split(",") if s]
+    if args.check:
+        for size in (parse_size(s) for s in args.sizes.split(",")):
+            for profile in args.profiles.split(","):
+                print(check(size, profile, args.oracle), flush=True)
+        return
+    rows = []
+    for size in (parse_size(s) for s in args.sizes.split(",")):
+        for profile in args.profiles.split(","):
+            rows.append(bench_chat(size, profile, args))
+            print(render(rows[-1:]).splitlines()[-1], flush=True)
+    print()
+    print(render(rows))
+    if args.million:
+        print(million(args))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

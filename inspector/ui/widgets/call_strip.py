@@ -1,0 +1,68 @@
+"""One line under the list: the selected message's tier at every model call, and where the view is.
+
+Each cell is one call (or a bucket of calls when there are more calls than cells, showing the
+worst tier in it): ``=`` sent full, ``✂`` truncated, ``✗`` dropped, ``·`` not written yet. The
+cell of the call on screen is shown in reverse. Text is plain Content, never markup.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widget import Widget
+
+from inspector.core.scout import decision as d
+
+CELLS = {d.FULL: "=", d.TRUNCATED: "✂", d.DROPPED: "✗", d.ERROR: "!", d.UNDECIDED: "?", d.CONSUMED: "⊘"}
+WORST = (d.ERROR, d.UNDECIDED, d.CONSUMED, d.DROPPED, d.TRUNCATED, d.FULL)
+
+
+def strip_cells(tiers: list[str | None], width: int) -> list[tuple[int, int, str]]:
+    """(first call, last call, cell) for each cell; ``tiers[k]`` is call k+1's tier (None: not written)."""
+    total = len(tiers)
+    if total == 0 or width <= 0:
+        return []
+    cells = min(width, total)
+    out = []
+    for c in range(cells):
+        first = c * total // cells
+        last = max(first, (c + 1) * total // cells - 1)
+        bucket = [t for t in tiers[first : last + 1] if t is not None]
+        if not bucket:
+            out.append((first + 1, last + 1, "·"))
+            continue
+        worst = next(t for t in WORST if t in bucket)
+        out.append((first + 1, last + 1, CELLS.get(worst, "?")))
+    return out
+
+
+class CallStrip(Widget):
+    DEFAULT_CSS = """
+    CallStrip { height: 1; width: 1fr; background: $boost; color: $text; padding: 0 1; display: none; }
+    CallStrip.-shown { display: block; }
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.content = Content("")
+        self.text = ""
+
+    def show(self, label: str, tiers: list[str | None], current: int | None, note: str) -> None:
+        width = max(10, self.size.width - 2 - len(label) - 3 - min(len(note), 60) - 2)
+        cells = strip_cells(tiers, width)
+        parts: list[tuple[str, str] | str] = [label + " ▕"]
+        for first, last, cell in cells:
+            here = current is not None and first <= current <= last
+            parts.append((cell, "reverse") if here else cell)
+        parts.append("▏ " + note[:200])
+        content = Content.assemble(*parts)
+        self.text = content.plain
+        self.content = content
+        self.refresh()
+
+    def clear(self) -> None:
+        self.content = Content("")
+        self.text = ""
+        self.refresh()
+
+    def render(self) -> Content:
+        return self.content

@@ -1,0 +1,150 @@
+"""Model calls in the app: stepping (< > L), the header, the response rows, the strip, why and audit jumps, follow."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .conftest import screen_text, settle, view_lines
+
+DEMO_CHAT = Path(__file__).resolve().parents[2] / "inspector" / "demo" / "demo.chat"
+
+
+async def test_stepping_back_shows_the_chat_as_it_stood_and_the_response(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        assert "next call (after 60 calls; < steps back)" in screen_text(app)
+        await pilot.press("less_than_sign")
+        await settle(app, pilot)
+        assert app.call == 60 and "call 60 of 60" in screen_text(app)
+        assert len(app.rows) == len(app.inspection.chat.messages) + len(app.inspection.chat.consumed)
+        await pilot.press("comma", "comma")
+        await settle(app, pilot)
+        assert app.call == 58 and "call 58 of 60" in screen_text(app)
+        lines = view_lines(app)
+        response = [line for line in lines if line.startswith("▶ call 58's response")]
+        assert len(response) == 1 and "function_call" in response[0]
+        assert any(line.startswith("… ") and "later message(s) not yet written" in line for line in lines)
+        await pilot.press("greater_than_sign")
+        await settle(app, pilot)
+        assert app.call == 59
+        await pilot.press("full_stop")
+        await settle(app, pilot)
+        assert app.call == 60
+        await pilot.press("full_stop")
+        await settle(app, pilot)
+        assert app.call is None and not any(line.startswith("▶") for line in view_lines(app))
+        await pilot.press("full_stop")
+        await settle(app, pilot)
+        assert app.notices[-1] == "this is the whole chat (what the next call would send)"
+        await pilot.press("comma", "comma")
+        await settle(app, pilot)
+        await pilot.press("L")
+        await settle(app, pilot)
+        assert app.call is None and "next call (after 60 calls" in screen_text(app)
+
+
+async def test_the_first_call_and_the_prompt_at_a_call(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        app.show_call(1)
+        await settle(app, pilot)
+        assert "call 1 of 60" in screen_text(app)
+        assert app.totals.visible_messages == 2
+        await pilot.press("comma")
+        await settle(app, pilot)
+        assert app.notices[-1] == "this is the first model call"
+
+
+async def test_the_strip_shows_the_selected_message_over_every_call(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        app.go_to_row(4)  # the read_file output holding reconnect_backoff_ms
+        await settle(app, pilot)
+        strip = app.query_one("#strip")
+        assert strip.text.startswith("#4 over 60 calls ▕=")
+        assert strip.text.endswith("▏ sent at calls 2-46, cut from 30, hidden from 47")
+        assert "=✂" in strip.text and "✂✗" in strip.text
+        await pilot.press("comma")
+        await settle(app, pilot)  # at call 60 the row is the last message; back to row 4
+        app.go_to_row(4)
+        await settle(app, pilot)
+        assert strip.text.endswith("▏ sent at calls 2-46, cut from 30, hidden from 47")
+
+
+async def test_why_offers_the_timeline_and_jumps_to_the_call_last_seen(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        app.open_why("reconnect_backoff_ms: 7350")
+        await settle(app, pilot)
+        screen = app.screen
+        assert "calls: written before call 2; last sent at call 29; at call 30: truncated" in screen.list_text
+        await pilot.press("l")
+        await settle(app, pilot)
+        assert app.call == 29 and app.view.current_row == 4
+        assert "call 29 of 60" in screen_text(app)
+        assert app.prompt.tier_of(3) == "full"
+
+
+async def test_audit_repeated_call_jumps_to_the_call_that_repeated(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("a")
+        await settle(app, pilot)
+        screen = app.screen
+        assert "repeated call" in screen.list_text
+        index = next(i for i, f in enumerate(screen.findings) if f.kind == "repeated_call")
+        finding = screen.findings[index]
+        screen.query_one("#audit-list").highlighted = index
+        await pilot.press("enter")
+        await settle(app, pilot)
+        call = app.history.call_of(app.history.whole.chat.messages[finding.messages[2]])
+        assert app.call == call and f"call {call} of 60" in screen_text(app)
+        assert any(line.startswith(f"▶ call {call}'s response") for line in view_lines(app))
+
+
+async def test_export_works_at_the_selected_call(make_app, tmp_path):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        app.show_call(3)
+        await settle(app, pilot)
+        from inspector.ui.results import ExportChoice
+
+        app.export(ExportChoice("prepare", "json", tmp_path / "out.json"))
+        await settle(app, pilot)
+        expected = app.history.at(3).prompt()
+        from inspector.core.io.printers import render
+
+        assert (tmp_path / "out.json").read_bytes() == render("json", expected.messages())
+
+
+async def test_follow_picks_up_appends_and_renames_without_a_key(make_app, tmp_path):
+    path = tmp_path / "live.chat"
+    path.write_text("user:\n\nhello\n\nassistant:\n\nfirst\n", encoding="utf-8")
+    app = make_app(path, follow=True)
+    app.follow_every = 0.05
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert "after 1 calls" in screen_text(app)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write("\nuser:\n\nagain\n\nassistant:\n\nsecond answer\n")
+        await settle(app, pilot, 0.3)
+        assert "after 2 calls" in screen_text(app)
+        assert any("second answer" in line for line in view_lines(app))
+        new = tmp_path / "live.tmp"
+        new.write_text("user:\n\nrewritten\n\nassistant:\n\nonly\n", encoding="utf-8")
+        os.replace(new, path)
+        await settle(app, pilot, 0.3)
+        assert any("rewritten" in line for line in view_lines(app)) and "after 1 calls" in screen_text(app)
+        path.unlink()
+        await settle(app, pilot, 0.3)
+        assert f"{path} is gone; showing the last version read" in app.notices
+        await pilot.press("o")
+        await settle(app, pilot)
+        assert app.notices[-1] == "no longer following the file" and not app.following
