@@ -58,7 +58,7 @@ class ToolFacts:
         self.messages = messages
         self.shortener = shortener  # the version's shorten_string: the cut text depends on it
         self.count = len(messages)
-        order, kinds, raw, parsed, self.failures = _scan(messages, range(self.count - 1, -1, -1))
+        order, kinds, raw, parsed, self.failures, self.maybe_raises = _scan(messages, range(self.count - 1, -1, -1))
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -117,6 +117,7 @@ class ToolFacts:
         new._nontool_chars = sums[0][count] - new._tool_chars
         new._columns = None
         new._risky = None
+        new.maybe_raises = self.maybe_raises[start:]
         new._char_sums = None
         new.shortener = self.shortener
         new.windows = {}
@@ -136,7 +137,7 @@ class ToolFacts:
         """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
         only the new messages are scanned; the newer tool positions go in front of the old ones."""
         old = self.count
-        order, kinds, raw, parsed, failures = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        order, kinds, raw, failed, failures, risks = _scan(messages, range(len(messages) - 1, old - 1, -1))
         shift = len(order)
         new = ToolFacts.__new__(ToolFacts)
         new.messages = messages
@@ -144,7 +145,7 @@ class ToolFacts:
         new.order = order + self.order
         new.kinds = kinds + self.kinds
         new.raw = raw + self.raw
-        new.parsed = parsed + self.parsed
+        new.parsed = _LazyParsed(new, {**failed, **{p + shift: v for p, v in self.parsed.failed.items()}})
         new.failures = {**failures, **{p + shift: e for p, e in self.failures.items()}}
         outs, counted = [], 0
         for kind in kinds:
@@ -165,6 +166,7 @@ class ToolFacts:
         new._risky = None
         new.shortener = self.shortener
         new.windows = {}
+        new.maybe_raises = risks + self.maybe_raises
         new._char_sums = None
         return new
 
@@ -269,6 +271,8 @@ class ToolFacts:
         """
         if self.short[position] is not None:
             return position in self.band_errors
+        if not self.maybe_raises[position]:
+            return False  # plain types seen by the first reading, and strict JSON has no non-finite number
         data = self.parsed[position]
         if self.kinds[position] == CALL:
             if type(data.get("arguments")) is not dict:
@@ -276,7 +280,7 @@ class ToolFacts:
         else:
             content = data.get("content")
             if type(content) in (list, dict):
-                return len(content) > 200
+                return len(content) > self.shortener.limit(400)
             if type(content) is not str:
                 return True
         return False if _finite(data) else None
@@ -331,6 +335,9 @@ class ToolFacts:
         return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
 
 
+_AN_OBJECT = object()
+
+
 def _scan(messages: Any, indices: Any) -> Any:
     """Classify and parse the tool messages at ``indices`` (newest first), as shorten_tools would meet them."""
     order: list[int] = []
@@ -338,7 +345,9 @@ def _scan(messages: Any, indices: Any) -> Any:
     raw: list[int] = []
     failed_data: dict[int, Any] = {}  # what a failing message parsed to (None when it did not parse)
     failures: dict[int, ScoutError] = {}
+    maybe_raises = bytearray()  # 1 where shortening might raise (a wrong type, a large array, an odd number)
     order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
+    risk_append = maybe_raises.append
     check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
@@ -356,6 +365,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         )
         content = message.fields.get("content")
         failed_data[len(order)] = data
+        risk_append(1)
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
@@ -389,9 +399,14 @@ def _scan(messages: Any, indices: Any) -> Any:
             # the common case: strict JSON holding an object (checked whole, only name and id built);
             # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
             # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
-            check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
-            data = None
+            shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+            data = _AN_OBJECT  # checked to be an object; JSON's own null is None and raises below
+            if kind == CALL:
+                risky = memoryview(shape.arguments)[:1].tobytes() != b"{"
+            else:
+                risky = memoryview(shape.content)[:1].tobytes() != b'"'  # a string: shortening cannot raise
         except strict_errors:
+            risky = True
             try:
                 data = careful(content, False)
             except rubyjson.RubyJSONError as exc:
@@ -400,7 +415,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         if type(data) is list:  # Array#values_at wants Integers
             fail(index, data, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
             continue
-        if data is not None and type(data) is not dict:
+        if data is not _AN_OBJECT and type(data) is not dict:  # `nil.values_at` too: "null" raises
             fail(
                 index,
                 data,
@@ -408,17 +423,21 @@ def _scan(messages: Any, indices: Any) -> Any:
                 f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)",
             )
             continue
+        risk_append(risky)
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-    return order, kinds, raw, failed_data, failures
+    return order, kinds, raw, failed_data, failures, maybe_raises
 
 
 class _Identity(msgspec.Struct):
-    """The two keys an error message names; every other key is validated and skipped."""
+    """The keys a plan needs: name and id (errors name them), and where arguments and content start
+    (their first byte tells whether shortening could raise); every other key is validated and skipped."""
 
     name: object = None
     id: object = None
+    arguments: msgspec.Raw = msgspec.Raw(b"")
+    content: msgspec.Raw = msgspec.Raw(b"")
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
