@@ -5,11 +5,12 @@ from __future__ import annotations
 from inspector.core.analysis.compare import compare
 from inspector.core.analysis.replan import apply, parse_value
 from inspector.core.errors import UsageError
+from inspector.core.present.cells import cell, table
 from inspector.core.scout.decision import Tier
 from inspector.core.scout.settings import KEYS
 from inspector.core.scout.totals import Totals
 
-from .output import cell, emit, scout_error, short_int, table, to_json
+from .output import emit, scout_error, short_int, to_json
 
 
 def assignments(groups: list[list[str]], flag: str) -> dict[str, int]:
