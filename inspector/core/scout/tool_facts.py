@@ -429,6 +429,31 @@ class _Identity(msgspec.Struct):
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
+
+
+class _Name(msgspec.Struct):
+    name: object = None
+
+
+_NAME = msgspec.json.Decoder(_Name)
+
+
+def tool_name_of(content: object) -> str | None:
+    """The ``name`` of a tool message's JSON text, reading nothing else (None when absent or not JSON)."""
+    if not isinstance(content, str):
+        return None
+    try:
+        # non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it
+        found = _NAME.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass")).name
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        try:
+            data = rubyjson.parse(content, False)
+        except rubyjson.RubyJSONError:
+            return None
+        found = data.get("name") if isinstance(data, dict) else None
+    return found if isinstance(found, str) else None
+
+
 _RECENT = 256  # parsed tool messages kept: a screenful, a search's recent hits
 
 
