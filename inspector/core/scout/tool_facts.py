@@ -82,9 +82,24 @@ class ToolFacts:
         self._char_sums: tuple[list[int], list[int]] | None = None
 
     def identity(self, index: int) -> tuple[object, object]:
-        """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
+        """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's).
+
+        Read with a decoder that builds only the four keys involved: a report over every message
+        would otherwise parse every tool output whole again.
+        """
         p = self.position.get(index)
-        return tool_identity(self.parsed[p]) if p is not None else (None, None)
+        if p is None:
+            return None, None
+        if p in self.parsed.failed:
+            return tool_identity(self.parsed.failed[p])
+        content = self.messages[index].fields.get("content")
+        if not isinstance(content, str):
+            return tool_identity(self.parsed[p])
+        try:
+            who = _WHO.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return tool_identity(self.parsed[p])
+        return tool_identity({"name": who.name, "id": who.id, "function": who.function, "call_id": who.call_id})
 
     def prefix_facts(self, messages: list[Message]) -> ToolFacts:
         """The facts of ``messages``, which must equal this list's first ``len(messages)`` messages.
@@ -429,6 +444,18 @@ class _Identity(msgspec.Struct):
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
+
+
+class _Who(msgspec.Struct):
+    """What ``tool_identity`` reads."""
+
+    name: object = None
+    id: object = None
+    function: object = None
+    call_id: object = None
+
+
+_WHO = msgspec.json.Decoder(_Who)
 
 
 class _Name(msgspec.Struct):
