@@ -202,7 +202,11 @@ class ToolFacts:
             return known
         index = self.order[position]
         content = self.messages[index].fields.get("content")
-        data = rubyjson.parse(content)  # exact wide integers before writing them back
+        try:
+            # strict JSON keeps wide integers exact, as they must be written back
+            data = _FULL.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            data = rubyjson.parse(content)  # comments and the like: Ruby's reading, wide integers exact
         try:
             text = self._shorten(data, self.kinds[position])
         except _BandError as exc:
@@ -444,6 +448,7 @@ class _Identity(msgspec.Struct):
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
+_FULL = msgspec.json.Decoder(dict[str, Any])
 
 
 class _Who(msgspec.Struct):
