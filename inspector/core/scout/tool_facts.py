@@ -12,6 +12,7 @@ recent ones are cached), for the middle band, the detail pane and the analyses.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -57,7 +58,9 @@ class ToolFacts:
     def __init__(self, messages: list[Message]):
         self.messages = messages
         self.count = len(messages)
-        order, kinds, raw, parsed, self.failures, self.maybe_raises = _scan(messages, range(self.count - 1, -1, -1))
+        order, kinds, raw, parsed, self.failures, self.maybe_raises, self.idents = _scan(
+            messages, range(self.count - 1, -1, -1)
+        )
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -82,24 +85,9 @@ class ToolFacts:
         self._char_sums: tuple[list[int], list[int]] | None = None
 
     def identity(self, index: int) -> tuple[object, object]:
-        """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's).
-
-        Read with a decoder that builds only the four keys involved: a report over every message
-        would otherwise parse every tool output whole again.
-        """
+        """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
         p = self.position.get(index)
-        if p is None:
-            return None, None
-        if p in self.parsed.failed:
-            return tool_identity(self.parsed.failed[p])
-        content = self.messages[index].fields.get("content")
-        if not isinstance(content, str):
-            return tool_identity(self.parsed[p])
-        try:
-            who = _WHO.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return tool_identity(self.parsed[p])
-        return tool_identity({"name": who.name, "id": who.id, "function": who.function, "call_id": who.call_id})
+        return self.idents[p] if p is not None else (None, None)
 
     def prefix_facts(self, messages: list[Message]) -> ToolFacts:
         """The facts of ``messages``, which must equal this list's first ``len(messages)`` messages.
@@ -131,6 +119,7 @@ class ToolFacts:
         new._columns = None
         new._risky = None
         new.maybe_raises = self.maybe_raises[start:]
+        new.idents = self.idents[start:]
         new._char_sums = None
         return new
 
@@ -148,7 +137,7 @@ class ToolFacts:
         """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
         only the new messages are scanned; the newer tool positions go in front of the old ones."""
         old = self.count
-        order, kinds, raw, failed, failures, risks = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        order, kinds, raw, failed, failures, risks, idents = _scan(messages, range(len(messages) - 1, old - 1, -1))
         shift = len(order)
         new = ToolFacts.__new__(ToolFacts)
         new.messages = messages
@@ -176,6 +165,7 @@ class ToolFacts:
         new._columns = None
         new._risky = None
         new.maybe_raises = risks + self.maybe_raises
+        new.idents = idents + self.idents
         new._char_sums = None
         return new
 
@@ -358,6 +348,8 @@ def _scan(messages: Any, indices: Any) -> Any:
     maybe_raises = bytearray()  # 1 where shortening might raise (a wrong type, a large array, an odd number)
     order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
     risk_append = maybe_raises.append
+    idents: list[tuple[object, object]] = []  # (name, id) as tool_identity reads them, from the first reading
+    ident_append = idents.append
     check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
@@ -376,6 +368,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         content = message.fields.get("content")
         failed_data[len(order)] = data
         risk_append(1)
+        ident_append(tool_identity(data))
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
@@ -431,10 +424,20 @@ def _scan(messages: Any, indices: Any) -> Any:
             )
             continue
         risk_append(risky)
+        ident_append(_identity_of(shape) if data is None else tool_identity(data))
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-    return order, kinds, raw, failed_data, failures, maybe_raises
+    return order, kinds, raw, failed_data, failures, maybe_raises, idents
+
+
+def _identity_of(shape: _Identity) -> tuple[object, object]:
+    """``tool_identity`` of the keys the first reading kept (names repeat: one string each)."""
+    name = shape.name
+    if name is None and isinstance(shape.function, dict):
+        name = shape.function.get("name")
+    ident = shape.id if shape.id is not None else shape.call_id
+    return (sys.intern(name) if type(name) is str else name), ident
 
 
 class _Identity(msgspec.Struct):
@@ -443,24 +446,14 @@ class _Identity(msgspec.Struct):
 
     name: object = None
     id: object = None
+    function: object = None  # older shapes: {"function": {"name": ...}, "call_id": ...}
+    call_id: object = None
     arguments: msgspec.Raw = msgspec.Raw(b"")
     content: msgspec.Raw = msgspec.Raw(b"")
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
 _FULL = msgspec.json.Decoder(dict[str, Any])
-
-
-class _Who(msgspec.Struct):
-    """What ``tool_identity`` reads."""
-
-    name: object = None
-    id: object = None
-    function: object = None
-    call_id: object = None
-
-
-_WHO = msgspec.json.Decoder(_Who)
 
 
 class _Name(msgspec.Struct):
