@@ -31,7 +31,7 @@ def run(args, overrides, config_files) -> int:
     lines = []
     for key in KEYS:
         v = values.values[key]
-        lines.append(f"{key.ljust(width)}  {short_int(v.value):>9}  {terminal_line(v.describe_source(), 400)}")
+        lines.append(f"{key.ljust(width)}  {short_int(int(v.value)):>9}  {terminal_line(v.describe_source(), 400)}")
     if values.warnings:
         lines.append("")
         lines.extend(f"warning: {w}" for w in values.warnings)

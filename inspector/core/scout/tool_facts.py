@@ -25,7 +25,7 @@ from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
 from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, ToolKind, tool_kind
-from inspector.core.scout.shorten import shorten_string
+from inspector.core.scout.shorten import LISTING, Shortener
 
 CALL, OUTPUT, FAIL = 0, 1, 2
 _TOOL_ROLES = {CALL_ROLE: CALL, OUTPUT_ROLE: OUTPUT}
@@ -55,8 +55,9 @@ def tool_identity(parsed: Any) -> tuple[object, object]:
 class ToolFacts:
     """Tool messages of one list, newest first, with their lengths and parsed JSON."""
 
-    def __init__(self, messages: list[Message]):
+    def __init__(self, messages: list[Message], shortener: Shortener = LISTING):
         self.messages = messages
+        self.shortener = shortener  # the version's shorten_string: the cut text depends on it
         self.count = len(messages)
         order, kinds, raw, parsed, self.failures, self.maybe_raises, self.idents = _scan(
             messages, range(self.count - 1, -1, -1)
@@ -81,6 +82,7 @@ class ToolFacts:
         self._nontool_chars: int | None = None
         self._tool_chars: int | None = None
         self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
+        self.windows: dict[str, Any] = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
         self._risky: list[int] | None = None
         self._char_sums: tuple[list[int], list[int]] | None = None
 
@@ -121,6 +123,8 @@ class ToolFacts:
         new.maybe_raises = self.maybe_raises[start:]
         new.idents = self.idents[start:]
         new._char_sums = None
+        new.shortener = self.shortener
+        new.windows = {}
         return new
 
     def _sums(self) -> tuple[list[int], list[int]]:
@@ -164,6 +168,8 @@ class ToolFacts:
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new.shortener = self.shortener
+        new.windows = {}
         new.maybe_raises = risks + self.maybe_raises
         new.idents = idents + self.idents
         new._char_sums = None
@@ -215,8 +221,8 @@ class ToolFacts:
         assert short is not None
         return short
 
-    @staticmethod
-    def _shorten(data: dict[str, Any], kind: int) -> str | None:
+    def _shorten(self, data: dict[str, Any], kind: int) -> str | None:
+        shorten_string = self.shortener
         if kind == CALL:
             arguments = data.get("arguments")
             if type(arguments) is not dict:
@@ -242,11 +248,11 @@ class ToolFacts:
         else:
             content: Any = data.get("content")
             if type(content) is str:
-                short = shorten_string(content)
+                short = shorten_string(content, 400)
                 if short == content:
                     return None
             elif type(content) in (list, dict):
-                if len(content) <= 200:
+                if len(content) <= self.shortener.limit(400):
                     return None  # Array/Hash#length is small: returned as is, so unchanged
                 raise _BandError(
                     "TypeError",
@@ -283,7 +289,7 @@ class ToolFacts:
         else:
             content = data.get("content")
             if type(content) in (list, dict):
-                return len(content) > 200
+                return len(content) > self.shortener.limit(400)
             if type(content) is not str:
                 return True
         return False if _finite(data) else None
@@ -336,6 +342,9 @@ class ToolFacts:
     def keep_prefix_end(self, budget: int, stop: int) -> int:
         """First position whose tool chars before it (all newer kept) reach ``budget``."""
         return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
+
+
+_AN_OBJECT = object()
 
 
 def _scan(messages: Any, indices: Any) -> Any:
@@ -403,7 +412,7 @@ def _scan(messages: Any, indices: Any) -> Any:
             # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
             # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
             shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
-            data = None
+            data = _AN_OBJECT  # checked to be an object; JSON's own null is None and raises below
             if kind == CALL:
                 risky = memoryview(shape.arguments)[:1].tobytes() != b"{"
             else:
@@ -415,7 +424,10 @@ def _scan(messages: Any, indices: Any) -> Any:
             except rubyjson.RubyJSONError as exc:
                 fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
                 continue
-        if data is not None and type(data) is not dict:
+        if type(data) is list:  # Array#values_at wants Integers
+            fail(index, data, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
+            continue
+        if data is not _AN_OBJECT and type(data) is not dict:  # `nil.values_at` too: "null" raises
             fail(
                 index,
                 data,
