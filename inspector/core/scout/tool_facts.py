@@ -436,7 +436,7 @@ def _scan(messages: Any, indices: Any) -> Any:
             )
             continue
         risk_append(risky)
-        ident_append(_identity_of(shape) if data is None else tool_identity(data))
+        ident_append(_identity_of(shape) if data is _AN_OBJECT else tool_identity(data))
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
