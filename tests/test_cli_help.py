@@ -30,9 +30,9 @@ def test_every_format_option_says_what_it_gives(command, capsys):
     assert "(default)" in " ".join(entry.split()), entry
 
 
-def test_a_threshold_warning_is_printed_once(capsys, monkeypatch):
+def test_a_threshold_warning_is_printed_once(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("MAX_TOOL_CHARS", "100k")
-    assert main(["thresholds", str(DEMO), "--no-scout-config"]) == 0
+    assert main(["explain", str(DEMO), "--no-scout-config", "-o", str(tmp_path / "out.txt")]) == 0
     captured = capsys.readouterr()
     line = "MAX_TOOL_CHARS='100k' from the environment is read by scout-ai as 100"
     assert (captured.out + captured.err).count(line) == 1

@@ -74,9 +74,8 @@ def run(args, overrides, config_files) -> int:
     names = [] if callable(names) else names
     values = resolve(overrides, chat_config=chat_config, config_files=config_files, chat_path=chat_path)
     keys = keys_for(names)
-    if args.format != "table":  # the table lists the warnings itself: printed once, not twice
-        for warning in values.warnings:
-            warn(warning)
+    for warning in values.warnings:
+        warn(warning)
     if args.format == "json":
         emit(args, to_json({key: values.values[key].as_dict() for key in keys}))
         return EXIT_OK

@@ -11,6 +11,7 @@ slow work runs in thread workers, and a worker that fails reaches one handler he
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import tempfile
@@ -77,6 +78,30 @@ from .widgets.thresholds import CHAT_CHOICE, ThresholdEditor
 NEEDS_CHAT = {a.action.split("(")[0] for a in APP_ACTIONS} - {"quit", "help", "reload", "notes"}
 QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
+
+
+# what a finding does to the prompt, worst first: a role the model is sent by mistake, then the
+# parser traps that swallow lines, then notes about what scout-ai would do on another run
+HARM = {"unknown_role": 0, "previous_response_id": 9}
+
+
+def by_harm(findings: list) -> list:
+    return sorted(findings, key=lambda f: (HARM.get(f.kind, 5), f.line or 0))
+
+
+def findings_line(findings: list) -> str:
+    """The banner's one line: unknown roles named, then the worst other finding."""
+    ordered = by_harm(findings)
+    unknown = [f for f in ordered if f.kind == "unknown_role"]
+    parts = []
+    if unknown:
+        names = [m.group(1) for f in unknown if (m := re.search(r"role `([^`]*)`", f.message))]
+        parts.append(f"unknown role(s) sent as is: {', '.join(names) or len(unknown)}")
+    rest = [f for f in ordered if f.kind != "unknown_role"]
+    if rest:
+        first = rest[0]
+        parts.append((f"line {first.line}: " if first.line else "") + first.message)
+    return f"{len(findings)} loader finding(s), i for all: " + " · ".join(parts)
 
 
 def external_command(program: str) -> list[str]:
@@ -372,11 +397,11 @@ class InspectorApp(App):
             return
         self.set_threshold(event.key, event.value, typed=True)
 
-    @on(ThresholdEditor.Leave)
-    def _leave_editor(self, event: ThresholdEditor.Leave) -> None:
-        if event.close:
+    def action_leave_editor(self, close: bool) -> None:
+        """Esc in the editor (back to the list, it stays open) or t (close it); the focus moves at once."""
+        if close:
             self.editor.remove_class("-open")
-        self.view.focus()
+        self.screen.set_focus(self.view)
 
     def set_threshold(
         self, key: str, value: int, where: str = "in the app", delay: float | None = None, typed: bool = False
@@ -496,10 +521,7 @@ class InspectorApp(App):
             error = True
             lines.append(f"scout-ai would raise, so nothing is sent: {self.prompt.error.describe()}")
         if chat.findings:
-            first = chat.findings[0]
-            where = f"line {first.line}: " if first.line else ""
-            more = f" (+{len(chat.findings) - 1} more)" if len(chat.findings) > 1 else ""
-            lines.append(f"{len(chat.findings)} loader finding(s), i for all: {where}{first.message}{more}")
+            lines.append(findings_line(chat.findings))
         if self.thresholds.warnings:
             lines.append(f"threshold warning: {self.thresholds.warnings[0]} (i for all)")
         self.query_one(Banner).show_lines(lines, error)
@@ -800,7 +822,7 @@ class InspectorApp(App):
         if self.prompt is not None and self.prompt.error is not None:
             lines.append(f"scout-ai error: {self.prompt.error.describe()}")
         if self.inspection is not None:
-            for f in self.inspection.chat.findings:
+            for f in by_harm(self.inspection.chat.findings):
                 lines.append(f"finding ({f.kind})" + (f" line {f.line}" if f.line else "") + f": {f.message}")
         for warning in self.thresholds.warnings if self.thresholds else ():
             lines.append(f"threshold warning: {warning}")

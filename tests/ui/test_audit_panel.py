@@ -21,7 +21,7 @@ async def test_audit_lists_findings_and_jumps(make_app):
         screen = await open_audit(app, pilot)
         text = screen.list_text
         assert "Forgetting audit: 6 finding(s)" in screen_text(app)
-        assert text.startswith("cut error: #31 · line 126\n  the grep_logs output (message 31) is truncated")
+        assert text.startswith("cut error: #31 · line 126\n  the grep_logs output (message #31) is truncated")
         assert "repeated call: #32, #33, #91" in text
         await pilot.press("enter")
         await settle(app, pilot)

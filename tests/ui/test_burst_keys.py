@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
 from textual import events
 from textual.widgets import Input
@@ -133,8 +133,10 @@ async def test_keys_pressed_while_the_chat_loads_are_replayed_in_order(make_app,
 
     history = app_module.ChatHistory
 
+    gate = threading.Event()
+
     def slow_open(*args, **kwargs):
-        time.sleep(0.5)  # a big chat: the user is typing before the rows are there
+        gate.wait(10)  # a big chat: the user is typing before the rows are there
         return history(*args, **kwargs)
 
     monkeypatch.setattr(app_module, "ChatHistory", slow_open)
@@ -142,7 +144,20 @@ async def test_keys_pressed_while_the_chat_loads_are_replayed_in_order(make_app,
     async with app.run_test(size=(120, 40)) as pilot:
         for key in "Gkk":  # before the first row is painted, back to back
             app.post_message(events.Key(key, key))
+        await pilot.pause()
         assert app.rows is None
-        await settle(app, pilot, 0.6)
+        gate.set()
+        await settle(app, pilot)
         assert app.view.current_row == 113
         assert "row 113" in app.query_one("#status").text
+
+
+async def test_keys_after_t_closes_the_editor_reach_the_list(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        queue_keys(app, ["t", "5", "t", "G", "slash", *"retry", "enter"])
+        await settle(app, pilot, app.debounce + 0.05)
+        assert not app.editor.has_class("-open")
+        assert app.editor.query_one("#th-full_tool_calls").value == "05"
+        assert app.view.search_query == "retry" and app.view.current_row in app.view.search_hits

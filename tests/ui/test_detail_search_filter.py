@@ -74,7 +74,7 @@ async def test_search_finds_hits_and_n_N_move_between_them(make_app):
         assert hits[:4] == [3, 4, 8, 16] and len(hits) == 16  # case-insensitive, in original content
         assert app.view.current_row == hits[0]
         status = str(app.query_one("#status").render())
-        assert "search 'BACKOFF': 1 of 16" in status
+        assert "search 'BACKOFF' (any case): message 1 of 16" in status
         await pilot.press("n")
         assert app.view.current_row == hits[1]
         await pilot.press("N")

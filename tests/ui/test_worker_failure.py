@@ -26,7 +26,7 @@ async def test_a_raising_plugin_strategy_is_reported_and_editor_and_view_agree(m
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(app, pilot)
         assert app.strategy_choices[-1] == exploding_strategy
-        for _ in range(5):  # (chat's choice) -> shorten_tools -> none -> ..._epoch -> ..._epoch_increment -> inbox
+        for _ in range(4):  # (chat's choice: shorten_tools) -> none -> ..._epoch -> ..._epoch_increment -> inbox
             await pilot.press("s")
             await settle(app, pilot)
         assert "strategies inbox" in str(app.query_one(SummaryBar).render())
@@ -45,7 +45,9 @@ async def test_a_raising_plugin_strategy_is_reported_and_editor_and_view_agree(m
         await settle(app, pilot)
         assert app.strategies is None
         assert app.editor.query_one("#strategies", Select).value == "(chat's choice)"
-        assert "strategies shorten_tools\nmessages 116 -> 90 sent" in str(app.query_one(SummaryBar).render())
+        assert "strategies shorten_tools (chat's choice)\nmessages 116 -> 90 sent" in str(
+            app.query_one(SummaryBar).render()
+        )
 
 
 async def test_a_failing_search_worker_is_reported_and_the_status_cleared(make_app, monkeypatch):

@@ -48,10 +48,12 @@ class PromptBar(BurstInput):
 
     def action_close(self) -> None:
         self.remove_class("-open")
+        self.screen.set_focus(None)  # now: keys typed next reach the App's bindings, not a hidden bar
         self.post_message(self.Closed())
 
     async def action_submit(self) -> None:
         value = self.value
         self.remove_class("-open")
         self.last[self.mode] = value
+        self.screen.set_focus(None)  # now: keys typed next reach the App's bindings, not a hidden bar
         self.post_message(self.Done(self.mode, value))

@@ -60,9 +60,11 @@ class ThresholdEditor(VerticalScroll):
     ThresholdEditor Select { margin-top: 1; }
     """
     BINDINGS = [
-        Binding("escape", "leave", "Back to list", show=False),
+        # app actions, run as the key is handled: a message would arrive after the keys typed next,
+        # and those would land in a field that is going away
+        Binding("escape", "app.leave_editor(False)", "Back to list", show=False),
         # priority: a field would otherwise take t as text (the fields hold digits only)
-        Binding("t", "leave(True)", "Close the editor", show=False, priority=True),
+        Binding("t", "app.leave_editor(True)", "Close the editor", show=False, priority=True),
     ]
 
     @dataclass
@@ -79,12 +81,6 @@ class ThresholdEditor(VerticalScroll):
         """A threshold field got the focus: its sweep chart is wanted."""
 
         key: str
-
-    @dataclass
-    class Leave(Message):
-        """Esc (back to the list, the editor stays open) or t (close it)."""
-
-        close: bool
 
     class ResetPressed(Message):
         """The Reset button: the App puts back the loaded values."""
@@ -151,9 +147,6 @@ class ThresholdEditor(VerticalScroll):
                 value = select.value
                 select.set_options(self._options())
                 select.value = value
-
-    def action_leave(self, close: bool = False) -> None:
-        self.post_message(self.Leave(close))
 
     def show_source(self, key: str, thresholds: Thresholds) -> None:
         value = thresholds.values[key]
