@@ -12,6 +12,7 @@ recent ones are cached), for the middle band, the detail pane and the analyses.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -132,7 +133,7 @@ class ToolFacts:
         """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
         only the new messages are scanned; the newer tool positions go in front of the old ones."""
         old = self.count
-        order, kinds, raw, parsed, failures = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        order, kinds, raw, failed, failures = _scan(messages, range(len(messages) - 1, old - 1, -1))
         shift = len(order)
         new = ToolFacts.__new__(ToolFacts)
         new.messages = messages
@@ -140,7 +141,7 @@ class ToolFacts:
         new.order = order + self.order
         new.kinds = kinds + self.kinds
         new.raw = raw + self.raw
-        new.parsed = parsed + self.parsed
+        new.parsed = _LazyParsed(new, {**failed, **{p + shift: v for p, v in self.parsed.failed.items()}})
         new.failures = {**failures, **{p + shift: e for p, e in self.failures.items()}}
         outs, counted = [], 0
         for kind in kinds:
@@ -263,17 +264,22 @@ class ToolFacts:
         """
         if self.short[position] is not None:
             return position in self.band_errors
-        data = self.parsed[position]
-        if self.kinds[position] == CALL:
-            if type(data.get("arguments")) is not dict:
-                return True
-        else:
-            content = data.get("content")
-            if type(content) in (list, dict):
-                return len(content) > 200
-            if type(content) is not str:
-                return True
-        return False if _finite(data) else None
+        # checked without building the message: a strict decoder for the one field that matters (an object
+        # of arguments, a string content); anything it refuses, a repeated key, or a number that could read
+        # as infinite is left to the real shortening
+        content = self.messages[self.order[position]].fields.get("content")
+        if type(content) is not str:
+            return None
+        call = self.kinds[position] == CALL
+        if content.count('"arguments"' if call else '"content"') != 1 or _MAYBE_INFINITE.search(content):
+            return None
+        try:
+            (_CALL_SHAPE if call else _OUTPUT_SHAPE).decode(
+                content if content.isascii() else content.encode("utf-8", "surrogatepass")
+            )
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        return False
 
     def risky(self) -> list[int]:
         """Positions whose shortening may raise (ascending), for walks that skip the rest."""
@@ -413,6 +419,20 @@ class _Identity(msgspec.Struct):
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
+
+
+class _CallShape(msgspec.Struct):
+    arguments: dict[str, Any]
+
+
+class _OutputShape(msgspec.Struct):
+    content: str
+
+
+_CALL_SHAPE = msgspec.json.Decoder(_CallShape)
+_OUTPUT_SHAPE = msgspec.json.Decoder(_OutputShape)
+# a number with a three-digit exponent or hundreds of digits may be read as a non-finite float
+_MAYBE_INFINITE = re.compile(r"[eE][+-]?\d{3}|\d{300}")
 _RECENT = 256  # parsed tool messages kept: a screenful, a search's recent hits
 
 
@@ -453,18 +473,6 @@ class _LazyParsed:
 
     def __iter__(self) -> Iterator[Any]:
         return (self[p] for p in range(len(self)))
-
-
-def _finite(value: Any) -> bool:
-    kind = type(value)
-    if kind is float:
-        finite: bool = value - value == 0.0  # False for inf and nan
-        return finite
-    if kind is dict:
-        return all(_finite(v) for v in value.values())
-    if kind is list:
-        return all(_finite(v) for v in value)
-    return True
 
 
 class _BandError(Exception):
