@@ -21,6 +21,12 @@ def add_parser(sub, common) -> None:
     why.add_argument("-i", "--ignore-case", action="store_true", help="match regardless of case")
     why.add_argument("--format", default="table", choices=("table", "json"))
     why.add_argument(
+        "--context-window",
+        type=_tokens,
+        metavar="TOKENS",
+        help="the model's context window in tokens: fixes whose estimated prompt would exceed it say so",
+    )
+    why.add_argument(
         "--timeline",
         action="store_true",
         help="for each occurrence, at which model calls it was sent full, truncated or not at all",
@@ -32,7 +38,7 @@ def run(args, inspection) -> int:
         return run_timeline(args)
     prompt = inspection.prompt()
     result = trace(inspection, args.text, regex=args.regex, ignore_case=args.ignore_case, prompt=prompt)
-    reports = fixes_for_trace(inspection, result, Replanner(inspection))
+    reports = fixes_for_trace(inspection, result, Replanner(inspection), context_window=args.context_window)
     if args.format == "json":
         rows = []
         for occurrence, report in zip(result.occurrences, reports):
@@ -40,6 +46,7 @@ def run(args, inspection) -> int:
                 {
                     **occurrence.as_dict(),
                     "fixes": [f.as_dict() for f in report.fixes],
+                    "pair_fixes": [f.as_dict() for f in report.pair_fixes],
                     "blocked": report.blocked,
                     "notes": report.notes,
                 }
@@ -73,10 +80,28 @@ def render(result, reports, thresholds) -> str:
             unused = [k for k in KEYS if not report.fixes_for(k) and not _noted(report, k)]
             if unused:
                 lines.append(f"    no value of {', '.join(unused)} alone shows it")
+            # pair-keeping alternatives, where a fix above sends the message without its call (or output)
+            plain = {(f.key, f.direction, f.value) for f in report.fixes if not f.breaks_pair}
+            alternatives = [f for f in report.pair_fixes if (f.key, f.direction, f.value) not in plain]
+            if any(f.breaks_pair for f in report.fixes):
+                if alternatives:
+                    lines.append("    single changes that send it with its call or output:")
+                    lines.extend(f"      {f.describe()}" for f in alternatives)
+                else:
+                    lines.append("    no single change sends it together with its call or output")
         if report.blocked:
             lines.append(f"    {report.blocked}")
         lines.extend(f"    note: {n}" for n in report.notes)
     return "\n".join(lines) + "\n"
+
+
+def _tokens(text: str) -> int:
+    import argparse
+
+    cleaned = text.replace(",", "").replace("_", "")
+    if not cleaned.isdigit() or int(cleaned) <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of tokens, got {text!r}")
+    return int(cleaned)
 
 
 def _noted(report, key: str) -> bool:

@@ -1,20 +1,22 @@
 """What would keep it: for a hidden occurrence, the smallest change of each single threshold that shows it.
 
-Decisions are not monotone in a threshold: a larger budget keeps a newer message
-whole, which uses up characters an older one needed, so a value can work while a
-larger one fails again. So nothing here bisects; each key is walked outwards from
-its current value, one distinct plan at a time, until the occurrence shows:
+With shorten_tools as the only strategy, whether a message is sent is a closed form in the five
+thresholds (fix_model.py): it changes only where one comparison flips, for the message itself or
+for a message whose shortening raises. The search evaluates that form at those few values, then
+checks what it found against real plans (the fix works, the value next to it does not, and the
+same at the end of its working run); should a check ever disagree it walks every distinct plan of
+that threshold instead, as it does for other strategy lists:
 
 * the four count thresholds are compared with output counts, so every integer in
-  [0, outputs + 1] is tried (beyond that range every value plans the same), and
-  the walk stops early once the counts of the message itself and everything newer
-  are settled, unless an older message could still make scout-ai raise;
+  [0, outputs + 1] is tried (beyond that range every value plans the same);
 * max_tool_chars is compared with running character totals, so the plan stays the
-  same between two consecutive totals; the walk jumps from one such interval to the
-  next, which visits every distinct plan in [0, total tool characters + 1].
+  same between two consecutive totals; the walk jumps from one such interval to the next.
 
 A fix found going up is exact in the sense "value works, value - 1 does not"; going
-down, "value works, value + 1 does not".
+down, "value works, value + 1 does not". A tool call and its output are a pair: a fix
+that sends one while dropping the other says so, and ``pair_fixes`` holds the smallest
+changes that send both. Costs are given as the header gives them: characters, tool
+characters and estimated tokens, and whether the prompt would exceed a context window.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.core.analysis import fix_model
 from inspector.core.analysis.replan import Replanner, output_count, prompt_chars
 from inspector.core.analysis.trace import Occurrence, Trace
 from inspector.core.analysis.visibility import survives
@@ -32,7 +35,8 @@ from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS
 from inspector.core.scout.strategies.shorten_tools import CUT, KEEP
-from inspector.core.scout.tool_facts import FAIL
+from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, tool_identity
+from inspector.core.scout.totals import estimate_tokens
 
 RAISE, LOWER = "raise", "lower"
 
@@ -51,6 +55,26 @@ class Fix:
     delta_chars: int  # against the current prompt
     tier: d.Tier  # the message's tier with the fix applied
     holds_to: int | None  # the fix works for every value from `value` to this one; None: and every value beyond
+    tool_chars: int = 0  # tool characters sent with the fix applied (the header's "tool chars")
+    partner: int | None = None  # the message's call (for an output) or output (for a call), when it has one
+    partner_tier: d.Tier | None = None  # the partner's tier with the fix applied
+    context_window: int | None = None  # tokens, when the user set one
+    message: int | None = None  # the message the fix shows
+
+    @property
+    def tokens(self) -> int:
+        """Estimated tokens sent with the fix applied (as the header estimates them)."""
+        return estimate_tokens(self.prompt_chars)
+
+    @property
+    def breaks_pair(self) -> bool:
+        """The message is sent while its call (or output) is not: the model sees half of the exchange."""
+        return self.partner is not None and self.partner_tier not in (d.FULL, d.TRUNCATED)
+
+    @property
+    def exceeds_window(self) -> bool | None:
+        """Whether the estimated tokens would exceed the context window (None: no window set)."""
+        return None if self.context_window is None else self.tokens > self.context_window
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +86,13 @@ class Fix:
             "delta_chars": self.delta_chars,
             "tier": self.tier,
             "holds_to": self.holds_to,
+            "tool_chars": self.tool_chars,
+            "tokens": self.tokens,
+            "partner": self.partner,
+            "partner_tier": self.partner_tier,
+            "breaks_pair": self.breaks_pair,
+            "context_window": self.context_window,
+            "exceeds_window": self.exceeds_window,
         }
 
     def describe(self) -> str:
@@ -72,16 +103,24 @@ class Fix:
             span += " only"
         else:
             span = f"{self.key} {sign} {self.value:,}"
-        return (
+        text = (
             f"{span} (now {self.current:,}; set {self.key}={self.value}): shown {self.tier}, "
-            f"prompt {self.prompt_chars:,} characters ({self.delta_chars:+,})"
+            f"prompt {self.prompt_chars:,} characters ({self.delta_chars:+,}), "
+            f"tool chars {self.tool_chars:,}, ~{self.tokens:,} tokens"
         )
+        if self.exceeds_window:
+            text += f", would exceed the {self.context_window:,}-token context window"
+        if self.breaks_pair:
+            other = "its call" if self.partner is not None and self.partner < (self.message or 0) else "its output"
+            text += f"; but {other} (message {self.partner}) is {self.partner_tier}: the pair is split"
+        return text
 
 
 @dataclass(slots=True)
 class FixReport:
     occurrence: Occurrence
     fixes: list[Fix] = field(default_factory=list)
+    pair_fixes: list[Fix] = field(default_factory=list)  # the smallest changes that send the call and output both
     blocked: str | None = None  # why no single threshold can, when none does
     notes: list[str] = field(default_factory=list)
 
@@ -179,17 +218,115 @@ def _budget_down(rp: Replanner, key: str, current: int, limit: int) -> Iterator[
         yield budget, False
 
 
-def _band_errors(rp: Replanner) -> list[int]:
-    """Positions where shortening would raise, should a plan put them in the middle band."""
-    cached = getattr(rp, "_band_error_positions", None)
+def _raising(rp: Replanner) -> list[int]:
+    """Positions whose shortening raises, should a plan put them in the middle band (few: only the
+    messages whose first reading saw an odd type are shortened to find out)."""
+    cached = getattr(rp, "_raising_positions", None)
     if cached is None:
         facts = rp.inspection.facts
-        for q in range(len(facts.order)):
-            if facts.kinds[q] != FAIL:
-                facts.shortened(q)
-        cached = sorted(facts.band_errors)
-        rp._band_error_positions = cached  # type: ignore[attr-defined]
+        risky = facts.risky()
+        for q in risky:
+            facts.shortened(q)
+        cached = [q for q in risky if q in facts.band_errors]
+        rp._raising_positions = cached  # type: ignore[attr-defined]
     return cached
+
+
+PAIR_REACH = 64  # tool positions looked through for a message's call or output
+
+
+def partner_of(facts: ToolFacts, p: int) -> int | None:
+    """The tool position of the call answered by the output at ``p`` (or the output answering the call)."""
+    kind = facts.kinds[p]
+    if kind not in (CALL, OUTPUT):
+        return None
+    ident = tool_identity(facts.parsed[p])[1]
+    want, step = (CALL, 1) if kind == OUTPUT else (OUTPUT, -1)  # positions run newest first
+    q = p + step
+    for _ in range(PAIR_REACH):
+        if not 0 <= q < len(facts.order):
+            break
+        if facts.kinds[q] == want and (ident is None or tool_identity(facts.parsed[q])[1] == ident):
+            return q
+        q += step
+    return None
+
+
+Found = list[tuple[str, int, int | None]]
+
+
+def _closed_form(
+    key: str,
+    current: int,
+    floor: int,
+    visible: Callable[[int], bool],
+    starts: set[int],
+    check: Callable[[int], bool],
+) -> Found | None:
+    """The fixes the closed form gives, each checked on real plans; None when a check disagrees."""
+    if visible(current):
+        return None  # the occurrence is hidden now: the form must say so too
+    up, down = fix_model.search(visible, current, floor, starts)
+    counts = key != "max_tool_chars"
+    if down is not None and counts and down[0] < 0:
+        down = None  # a negative count is never a sensible suggestion
+    found: Found = []
+    for direction, result in ((RAISE, up), (LOWER, down)):
+        if result is None:
+            continue
+        value, holds = result
+        step = 1 if direction == RAISE else -1
+        if not check(value):
+            return None
+        beside = value - step
+        if (beside > max(current, floor) if step > 0 else beside < current) and check(beside):
+            return None
+        if holds is not None:
+            if not check(holds):
+                return None
+            past = holds + step
+            if past >= floor and check(past):
+                return None
+            if direction == LOWER and holds < 0:
+                holds = 0
+        found.append((direction, value, holds))
+    return found
+
+
+def _walk(
+    rp: Replanner,
+    key: str,
+    current: int,
+    floor: int,
+    top: int,
+    limit: int,
+    settle: int | None,
+    check: Callable[[int], bool],
+) -> Found:
+    """Every distinct plan of ``key`` walked outwards from ``current`` (the general search)."""
+    if key == "max_tool_chars":
+        up = _scan(_budget_up(rp, key, current, limit), check, +1)
+        down = _scan(_budget_down(rp, key, current, limit), check, -1)
+    else:
+        up = (
+            (None, None)
+            if current >= top
+            else _scan(_count_candidates(max(current, floor) + 1, top, +1, settle), check, +1)
+        )
+        if current <= floor:
+            down = (None, None)
+        else:
+            down = _scan(_count_candidates(min(current, top) - 1, floor, -1, None), check, -1)
+        if down[0] is not None and down[0] < 0:
+            down = (None, None)  # a negative count is never a sensible suggestion
+    found: Found = []
+    for direction, (value, holds) in ((RAISE, up), (LOWER, down)):
+        if value is None:
+            continue
+        if direction == LOWER and holds is not None and holds < 0:
+            holds = 0
+        found.append((direction, value, holds))
+    return found
 
 
 def find_fixes(
@@ -197,12 +334,15 @@ def find_fixes(
     occurrence: Occurrence,
     replanner: Replanner | None = None,
     cancelled: Callable[[], bool] | None = None,
+    context_window: int | None = None,
 ) -> FixReport:
     """Every single-threshold fix for one occurrence (an empty list, with the reason, when none exists).
 
-    Cost: one re-plan per distinct value walked, so up to (outputs + 2) plans per count key;
-    about 0.1 s on the demo, up to a minute for the oldest message of a 20,000-message chat.
-    Run it off the UI thread and pass ``cancelled`` to stop it (FixSearchCancelled).
+    With shorten_tools alone: a few plans per threshold (the closed form, checked), a fraction of a
+    second even for the oldest message of a 100,000-message chat. Other strategy lists walk every
+    distinct plan: up to (outputs + 2) plans per count key. Run it off the UI thread and pass
+    ``cancelled`` to stop it (FixSearchCancelled). ``context_window`` (tokens) marks the fixes that
+    would exceed it.
     """
     report = FixReport(occurrence)
     if occurrence.visible:
@@ -228,66 +368,110 @@ def find_fixes(
     current_chars = prompt_chars(current_prompt)
     top = output_count(inspection) + 1  # count thresholds past this plan as this
     p = target.p
-    older_risk = rp.fast and p is not None and any(q > p for q in _band_errors(rp))
+    raising = _raising(rp) if rp.fast else []
+    older_risk = rp.fast and p is not None and any(q > p for q in raising)
     limit = len(facts.order) if (p is None or older_risk) else p + 1
+    partner = partner_of(facts, p) if p is not None else None
+    partner_index = facts.order[partner] if partner is not None else None
+    model = fix_model.OutcomeModel(facts, raising) if rp.fast else None
 
-    def check_for(key: str) -> Callable[[int], bool]:
-        def check(value: int) -> bool:
-            if cancelled is not None and cancelled():
-                raise FixSearchCancelled
-            return target.visible(rp.at(key, value))
+    def poll() -> None:
+        if cancelled is not None and cancelled():
+            raise FixSearchCancelled
 
-        return check
+    def shows(prompt: Prompt) -> bool:
+        poll()
+        return target.visible(prompt)
+
+    def pair_sent(prompt: Prompt) -> bool:
+        return (
+            partner_index is not None
+            and prompt.error is None
+            and prompt.tier_of(partner_index) in (d.FULL, d.TRUNCATED)
+        )
+
+    def modelled(values: tuple[int, int, int, int, int], with_pair: bool) -> bool:
+        assert model is not None
+        if model.raises(values):
+            return False
+        if with_pair and partner is not None and model.state(partner, values) == fix_model.DROP:
+            return False
+        if p is None:
+            return True
+        state = model.state(p, values)
+        if state == fix_model.CUT:
+            return fix_model.shown_when_cut(facts, p, lambda text: survives(target.spot, target.content, text))
+        return state == fix_model.KEEP
+
+    def make(key: str, direction: str, value: int, holds: int | None) -> Fix:
+        prompt = rp.at(key, value)
+        chars = prompt_chars(prompt)
+        tool = 0 if prompt.error is not None else prompt.totals().tool_chars_after
+        return Fix(
+            key,
+            value,
+            base[key],
+            direction,
+            chars,
+            chars - current_chars,
+            prompt.tier_of(target.index),
+            holds,
+            tool,
+            partner_index,
+            prompt.tier_of(partner_index) if partner_index is not None else None,
+            context_window,
+            target.index,
+        )
 
     for key in KEYS:
         current = base[key]
-        check = check_for(key)
-        found: list[tuple[str, int, int | None]] = []
-        if key == "max_tool_chars":
-            if not rp.fast:
-                report.notes.append(
-                    "max_tool_chars not searched: exact search needs shorten_tools as the only strategy"
-                )
-                continue
-            up = _scan(_budget_up(rp, key, current, limit), check, +1)
-            down = _scan(_budget_down(rp, key, current, limit), check, -1)
-        else:
-            floor = 0 if key.startswith("full_") else -1  # every value below plans as this one
-            # past the counts of this message and everything newer, its own decision no longer changes
-            settle = None
-            if rp.fast and p is not None and not older_risk:
-                settle = facts.outs[p] + 1
-            if current >= top:
-                up = (None, None)
-            else:
-                up = _scan(_count_candidates(max(current, floor) + 1, top, +1, settle), check, +1)
-            if current <= floor:
-                down = (None, None)
-            else:
-                down = _scan(_count_candidates(min(current, top) - 1, floor, -1, None), check, -1)
-            if down[0] is not None and down[0] < 0:
-                down = (None, None)  # a negative count is never a sensible suggestion
-        for direction, (value, holds) in ((RAISE, up), (LOWER, down)):
-            if value is None:
-                continue
-            if direction == LOWER and holds is not None and holds < 0:
-                holds = 0
-            found.append((direction, value, holds))
-        for direction, value, holds in found:
-            prompt = rp.at(key, value)
-            chars = prompt_chars(prompt)
-            report.fixes.append(
-                Fix(
-                    key,
-                    value,
-                    current,
-                    direction,
-                    chars,
-                    chars - current_chars,
-                    prompt.tier_of(occurrence.message),
-                    holds,
-                )
+        if key == "max_tool_chars" and not rp.fast:
+            report.notes.append("max_tool_chars not searched: exact search needs shorten_tools as the only strategy")
+            continue
+        floor = -1 if key in ("max_tool_calls", "max_tool_outputs") else 0  # every value below plans as this
+
+        def check(value: int, key: str = key) -> bool:
+            return shows(rp.at(key, value))
+
+        def alone(value: int, key: str = key) -> bool:
+            return modelled(rp.values_for(key, value), False)
+
+        def paired(value: int, key: str = key) -> bool:
+            return modelled(rp.values_for(key, value), True)
+
+        found: Found | None = None
+        if model is not None:
+            positions = [p] if p is not None else []
+            found = _closed_form(
+                key,
+                current,
+                floor,
+                alone,
+                model.breakpoints(key, positions),
+                check,
             )
+        if found is None:
+            settle = facts.outs[p] + 1 if rp.fast and p is not None and not older_risk else None
+            found = _walk(rp, key, current, floor, top, limit, settle, check)
+        report.fixes.extend(make(key, direction, value, holds) for direction, value, holds in found)
+        if model is not None and partner is not None and p is not None:
+
+            def check_pair(value: int, key: str = key) -> bool:
+                prompt = rp.at(key, value)
+                return shows(prompt) and pair_sent(prompt)
+
+            pair = _closed_form(
+                key,
+                current,
+                floor,
+                paired,
+                model.breakpoints(key, [p, partner]),
+                check_pair,
+            )
+            if pair is None:
+                report.notes.append(f"{key}: no pair-keeping fix checked")
+            else:
+                report.pair_fixes.extend(make(key, direction, value, holds) for direction, value, holds in pair)
     if not report.fixes:
         report.blocked = _why_blocked(occurrence, current_prompt, top)
     return report
@@ -310,7 +494,8 @@ def fixes_for_trace(
     result: Trace,
     replanner: Replanner | None = None,
     cancelled: Callable[[], bool] | None = None,
+    context_window: int | None = None,
 ) -> list[FixReport]:
     """A report per occurrence (visible ones get an empty report), sharing one plan cache."""
     rp = replanner or Replanner(inspection)
-    return [find_fixes(inspection, o, rp, cancelled) for o in result.occurrences]
+    return [find_fixes(inspection, o, rp, cancelled, context_window) for o in result.occurrences]

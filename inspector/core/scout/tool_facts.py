@@ -58,7 +58,7 @@ class ToolFacts:
     def __init__(self, messages: list[Message]):
         self.messages = messages
         self.count = len(messages)
-        order, kinds, raw, parsed, self.failures = _scan(messages, range(self.count - 1, -1, -1))
+        order, kinds, raw, parsed, self.failures, self.maybe_raises = _scan(messages, range(self.count - 1, -1, -1))
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -116,6 +116,7 @@ class ToolFacts:
         new._nontool_chars = sums[0][count] - new._tool_chars
         new._columns = None
         new._risky = None
+        new.maybe_raises = self.maybe_raises[start:]
         new._char_sums = None
         return new
 
@@ -133,7 +134,7 @@ class ToolFacts:
         """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
         only the new messages are scanned; the newer tool positions go in front of the old ones."""
         old = self.count
-        order, kinds, raw, failed, failures = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        order, kinds, raw, failed, failures, risks = _scan(messages, range(len(messages) - 1, old - 1, -1))
         shift = len(order)
         new = ToolFacts.__new__(ToolFacts)
         new.messages = messages
@@ -160,6 +161,7 @@ class ToolFacts:
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new.maybe_raises = risks + self.maybe_raises
         new._char_sums = None
         return new
 
@@ -264,22 +266,23 @@ class ToolFacts:
         """
         if self.short[position] is not None:
             return position in self.band_errors
-        # checked without building the message: a strict decoder for the one field that matters (an object
-        # of arguments, a string content); anything it refuses, a repeated key, or a number that could read
-        # as infinite is left to the real shortening
-        content = self.messages[self.order[position]].fields.get("content")
-        if type(content) is not str:
-            return None
-        call = self.kinds[position] == CALL
-        if content.count('"arguments"' if call else '"content"') != 1 or _MAYBE_INFINITE.search(content):
-            return None
-        try:
-            (_CALL_SHAPE if call else _OUTPUT_SHAPE).decode(
-                content if content.isascii() else content.encode("utf-8", "surrogatepass")
-            )
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return None
-        return False
+        if not self.maybe_raises[position]:
+            # plain types seen by the first reading; strict JSON still reads 1e400 as Infinity, which
+            # scout-ai's JSON.generate refuses when it writes the message back
+            content = self.messages[self.order[position]].fields.get("content")
+            if not (isinstance(content, str) and _MAYBE_INFINITE.search(content)):
+                return False
+        data = self.parsed[position]
+        if self.kinds[position] == CALL:
+            if type(data.get("arguments")) is not dict:
+                return True
+        else:
+            content = data.get("content")
+            if type(content) in (list, dict):
+                return len(content) > 200
+            if type(content) is not str:
+                return True
+        return False if _finite(data) else None
 
     def risky(self) -> list[int]:
         """Positions whose shortening may raise (ascending), for walks that skip the rest."""
@@ -338,7 +341,9 @@ def _scan(messages: Any, indices: Any) -> Any:
     raw: list[int] = []
     failed_data: dict[int, Any] = {}  # what a failing message parsed to (None when it did not parse)
     failures: dict[int, ScoutError] = {}
+    maybe_raises = bytearray()  # 1 where shortening might raise (a wrong type, a large array, an odd number)
     order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
+    risk_append = maybe_raises.append
     check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
@@ -356,6 +361,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         )
         content = message.fields.get("content")
         failed_data[len(order)] = data
+        risk_append(1)
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
@@ -389,9 +395,14 @@ def _scan(messages: Any, indices: Any) -> Any:
             # the common case: strict JSON holding an object (checked whole, only name and id built);
             # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
             # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
-            check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+            shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
             data = None
+            if kind == CALL:
+                risky = memoryview(shape.arguments)[:1].tobytes() != b"{"
+            else:
+                risky = memoryview(shape.content)[:1].tobytes() != b'"'  # a string: shortening cannot raise
         except strict_errors:
+            risky = True
             try:
                 data = careful(content, False)
             except rubyjson.RubyJSONError as exc:
@@ -405,32 +416,24 @@ def _scan(messages: Any, indices: Any) -> Any:
                 f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)",
             )
             continue
+        risk_append(risky)
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-    return order, kinds, raw, failed_data, failures
+    return order, kinds, raw, failed_data, failures, maybe_raises
 
 
 class _Identity(msgspec.Struct):
-    """The two keys an error message names; every other key is validated and skipped."""
+    """The keys a plan needs: name and id (errors name them), and where arguments and content start
+    (their first byte tells whether shortening could raise); every other key is validated and skipped."""
 
     name: object = None
     id: object = None
+    arguments: msgspec.Raw = msgspec.Raw(b"")
+    content: msgspec.Raw = msgspec.Raw(b"")
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
-
-
-class _CallShape(msgspec.Struct):
-    arguments: dict[str, Any]
-
-
-class _OutputShape(msgspec.Struct):
-    content: str
-
-
-_CALL_SHAPE = msgspec.json.Decoder(_CallShape)
-_OUTPUT_SHAPE = msgspec.json.Decoder(_OutputShape)
 # a number with a three-digit exponent or hundreds of digits may be read as a non-finite float
 _MAYBE_INFINITE = re.compile(r"[eE][+-]?\d{3}|\d{300}")
 _RECENT = 256  # parsed tool messages kept: a screenful, a search's recent hits
@@ -473,6 +476,18 @@ class _LazyParsed:
 
     def __iter__(self) -> Iterator[Any]:
         return (self[p] for p in range(len(self)))
+
+
+def _finite(value: Any) -> bool:
+    kind = type(value)
+    if kind is float:
+        finite: bool = value - value == 0.0  # False for inf and nan
+        return finite
+    if kind is dict:
+        return all(_finite(v) for v in value.values())
+    if kind is list:
+        return all(_finite(v) for v in value)
+    return True
 
 
 class _BandError(Exception):
