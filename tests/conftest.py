@@ -10,3 +10,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # chatgen
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+UI_TESTS = Path(__file__).resolve().parent / "ui"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every pilot test under tests/ui carries the `ui` marker (`-m "not ui"` is the quick run)."""
+    for item in items:
+        if UI_TESTS in Path(item.fspath).resolve().parents:
+            item.add_marker(pytest.mark.ui)

@@ -1,4 +1,4 @@
-"""The headless commands, run as a user runs them (subprocess): outputs, errors, exit codes."""
+"""The headless commands: outputs, errors, exit codes (in process; a few tests start the real entry point)."""
 
 import json
 import os
@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli
 from helpers import output, rounds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -14,14 +15,7 @@ SAMPLE = ROOT / "sample_chats" / "debug_session.json"
 
 
 def run(*args, cwd=None, env=None, home=None):
-    base = {k: v for k, v in os.environ.items() if not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))}
-    base["PYTHONPATH"] = str(ROOT)
-    if home is not None:
-        base["HOME"] = str(home)
-    base.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True, cwd=cwd or ROOT, env=base
-    )
+    return run_cli(*args, cwd=cwd or ROOT, env=env, home=home)
 
 
 def write(tmp_path, items, name="chat.json"):
@@ -201,8 +195,16 @@ def test_output_file_atomic_and_refuses_the_input(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-def test_no_argument_and_help():
-    r = run("--help")
+@pytest.mark.slow
+def test_the_real_entry_point_answers_help():
+    # a process, as a user starts it (the other tests run main() in this process)
+    r = subprocess.run(
+        [sys.executable, "-m", "inspector", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.returncode == 0 and "prepare" in r.stdout and "explain" in r.stdout
 
 
@@ -218,14 +220,17 @@ HEADLESS_RUNS = [
 ]
 
 
-@pytest.mark.parametrize("argv", HEADLESS_RUNS, ids=lambda a: a[0])
-def test_headless_commands_import_neither_textual_nor_rich(argv):
+@pytest.mark.slow
+def test_headless_commands_import_neither_textual_nor_rich():
+    # one fresh process runs every command, then looks at what it imported
     code = (
         "import sys, io, contextlib\n"
         "from inspector.cli import main\n"
-        "with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):\n"
-        f"    code = main({argv!r})\n"
-        "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))"
+        "codes = []\n"
+        f"for argv in {HEADLESS_RUNS!r}:\n"
+        "    with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):\n"
+        "        codes.append(main(argv))\n"
+        "print(codes, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))"
     )
     r = subprocess.run(
         [sys.executable, "-c", code],
@@ -235,7 +240,7 @@ def test_headless_commands_import_neither_textual_nor_rich(argv):
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip().splitlines()[-1] == "0 []"
+    assert r.stdout.strip().splitlines()[-1] == f"{[0] * len(HEADLESS_RUNS)} []"
 
 
 def test_output_to_a_device_writes_through_it(tmp_path):
@@ -270,6 +275,7 @@ def test_output_file_gets_the_usual_mode(tmp_path):
     assert out.stat().st_mode & 0o777 == 0o644
 
 
+@pytest.mark.slow
 def test_the_app_without_a_terminal_says_so_instead_of_hanging():
     r = subprocess.run(
         [sys.executable, "-m", "inspector"],

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_runner import run_cli
 from forget_chats import FACT, call, filler, out
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -13,15 +14,7 @@ SAMPLE = ROOT / "sample_chats" / "debug_session.json"
 
 
 def run(*args, cwd=None):
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))}
-    env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *map(str, args), "--no-scout-config"],
-        capture_output=True,
-        text=True,
-        cwd=cwd or ROOT,
-        env=env,
-    )
+    return run_cli(*args, cwd=cwd or ROOT, scout_config=False)
 
 
 def shown_by_prepare(*sets) -> bool:

@@ -121,6 +121,20 @@ def test_the_temporary_file_is_removed_when_the_write_is_interrupted(tmp_path, m
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_signal_right_after_the_temporary_file_is_created_leaves_nothing(tmp_path, monkeypatch):
+    real_open = os.open
+
+    def created_then_interrupted(path, flags, *args):
+        fd = real_open(path, flags, *args)
+        os.close(fd)
+        raise KeyboardInterrupt  # as if Ctrl-C landed before the name reached the caller
+
+    monkeypatch.setattr(atomic.os, "open", created_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(tmp_path / "out.json", b"data")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_sigterm_during_the_write_removes_the_temporary_file(tmp_path, monkeypatch):
     def killed(src, dst):
         os.kill(os.getpid(), signal.SIGTERM)  # the handler raises at the next bytecode

@@ -59,3 +59,13 @@ def test_terminal_line_shows_controls_and_cuts():
     assert line.startswith("a␛]52;c;x␇\ufffd\ufffd↵bzzz")
     assert line.endswith("... (4,014 more characters)")
     assert len(line) < 1100
+
+
+def test_values_for_sweeps_and_comparisons_are_ascii_integers_of_any_length():
+    from inspector.core.analysis.replan import parse_value
+
+    assert parse_value("max_tool_chars", "1,000") == 1000
+    assert parse_value("max_tool_chars", "9" * 5000) == HUGE
+    for bad in ("١٢", "x", ""):
+        with pytest.raises(UsageError, match="needs an integer"):
+            parse_value("max_tool_chars", bad)

@@ -10,19 +10,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_chats"
 
 
-def run(*args, cwd=None, timeout=120):
+def run(*args, cwd=None, timeout=None):
+    if timeout is None:
+        return run_cli(*args, cwd=cwd or ROOT, text=False, scout_config=False)
+    # in a process, so a regression to super-linear parsing fails at the timeout instead of hanging
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))}
-    env["PYTHONPATH"] = str(ROOT)
     return subprocess.run(
         [sys.executable, "-m", "inspector", *map(str, args), "--no-scout-config"],
         capture_output=True,
         cwd=cwd or ROOT,
-        env=env,
+        env={**env, "PYTHONPATH": str(ROOT)},
         timeout=timeout,
     )
 

@@ -2,11 +2,10 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli
 from helpers import call, messages, output, rounds
 from scout_helpers import load
 
@@ -248,10 +247,8 @@ def _run_cli(*args, env):
         for k, v in os.environ.items()
         if not k.startswith("EPOCH_") and not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))
     }
-    base.update(env, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *map(str, args)], capture_output=True, text=True, cwd=ROOT, env=base
-    )
+    base.update(env)
+    return run_cli(*args, cwd=ROOT, environ=base)
 
 
 def test_cli_strategies_flag(tmp_path):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from inspector.core.calls.history import ChatHistory
+from inspector.core.present.cells import cell, table
 from inspector.core.scout import decision as d
 
-from .output import EXIT_OK, cell, emit, table, to_json
+from .output import EXIT_OK, emit, to_json
 
 TIERS = (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)
 

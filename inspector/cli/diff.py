@@ -5,11 +5,12 @@ from __future__ import annotations
 from inspector.core.analysis.compare import compare
 from inspector.core.analysis.replan import apply, parse_value
 from inspector.core.errors import UsageError
+from inspector.core.present.cells import cell, table
 from inspector.core.scout.decision import Tier
 from inspector.core.scout.settings import KEYS
 from inspector.core.scout.totals import Totals
 
-from .output import cell, emit, scout_error, table, to_json
+from .output import emit, scout_error, short_int, to_json
 
 
 def assignments(groups: list[list[str]], flag: str) -> dict[str, int]:
@@ -64,7 +65,7 @@ def run(args, inspection) -> int:
 
 def _setting(values, other) -> str:
     keys = [k for k in KEYS if values[k] != other[k]] or list(KEYS)
-    return " ".join(f"{k}={values[k]}" for k in keys)
+    return " ".join(f"{k}={values[k] if len(str(values[k])) < 20 else short_int(values[k])}" for k in keys)
 
 
 def _totals(totals: Totals) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from argparse import Namespace
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from inspector.core.present.export import json_text
@@ -70,20 +70,6 @@ def _is_terminal() -> bool:
 
 def to_json(data: Any) -> str:
     return json_text(data)
-
-
-def table(header: tuple[str, ...], body: Sequence[tuple[str, ...]], right: set[int]) -> list[str]:
-    widths = [max([len(h), *(len(b[i]) for b in body)]) for i, h in enumerate(header)]
-    return [
-        "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-        for cells in (header, *body)
-    ]
-
-
-def cell(value: object) -> str:
-    from inspector.core.present.sanitize import one_line
-
-    return "-" if value is None else one_line(value if isinstance(value, str) else str(value), 60)
 
 
 def short_int(value: int) -> str:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from inspector.core.analysis.sweep import parse_range, sweep
+from inspector.core.present.cells import table
 
-from .output import emit, scout_error, table, to_json
+from .output import emit, scout_error, to_json
 
 COLUMNS = ("value", "messages", "truncated", "dropped", "chars", "tokens", "error")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from inspector.core.analysis.fixes import fixes_for_trace
 from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.trace import trace
+from inspector.core.present.cells import cell
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout.settings import KEYS
+from inspector.core.present.wording import no_single_value
 
 from .calls import add_at
-from .output import cell, emit, note, scout_error, to_json
+from .output import emit, note, scout_error, to_json
 
 
 def add_parser(sub, common) -> None:
@@ -77,9 +78,9 @@ def render(result, reports, thresholds) -> str:
         if report.fixes:
             lines.append("    single changes that show it:")
             lines.extend(f"      {f.describe()}" for f in report.fixes)
-            unused = [k for k in KEYS if not report.fixes_for(k) and not _noted(report, k)]
+            unused = report.keys_without_fix()
             if unused:
-                lines.append(f"    no value of {', '.join(unused)} alone shows it")
+                lines.append(f"    {no_single_value(unused)}")
             # pair-keeping alternatives, where a fix above sends the message without its call (or output)
             plain = {(f.key, f.direction, f.value) for f in report.fixes if not f.breaks_pair}
             alternatives = [f for f in report.pair_fixes if (f.key, f.direction, f.value) not in plain]
@@ -102,10 +103,6 @@ def _tokens(text: str) -> int:
     if not cleaned.isdigit() or int(cleaned) <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number of tokens, got {text!r}")
     return int(cleaned)
-
-
-def _noted(report, key: str) -> bool:
-    return any(n.startswith(key) for n in report.notes)
 
 
 def run_timeline(args) -> int:

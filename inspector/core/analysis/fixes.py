@@ -127,6 +127,10 @@ class FixReport:
     def fixes_for(self, key: str) -> list[Fix]:
         return [f for f in self.fixes if f.key == key]
 
+    def keys_without_fix(self) -> list[str]:
+        """Thresholds no single value of which shows the text (those a note already explains left out)."""
+        return [k for k in KEYS if not self.fixes_for(k) and not any(n.startswith(k) for n in self.notes)]
+
     def cheapest(self) -> Fix | None:
         return min(self.fixes, key=lambda f: f.prompt_chars, default=None)
 

@@ -7,12 +7,13 @@ that max_tool_outputs follows max_tool_calls unless it is set itself.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.scout.prepare import Prompt, prepare_prompt
-from inspector.core.scout.settings import KEYS, Source, Thresholds
+from inspector.core.scout.settings import KEYS, Source, Thresholds, ruby_to_i, shown
 from inspector.core.scout.strategies import parse_spec
 
 CACHE_CELLS = 4_000_000  # plans kept x tool messages: each plan holds a byte and a counter per tool message
@@ -84,10 +85,9 @@ def parse_value(key: str, text: str) -> int:
     if key not in KEYS:
         raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
     cleaned = text.strip().replace(",", "").replace("_", "")
-    try:
-        return int(cleaned)
-    except ValueError:
-        raise UsageError(f"{key} needs an integer, got {text!r}") from None
+    if not re.fullmatch(r"[+-]?[0-9]+", cleaned, re.ASCII):
+        raise UsageError(f"{key} needs an integer, got {shown(text)}")
+    return ruby_to_i(cleaned)  # any length (past 4,000 digits: the largest 4,000-digit number, as for --set)
 
 
 def apply(base: Thresholds, assignments: dict[str, int]) -> Thresholds:

@@ -461,13 +461,11 @@ def _is_prefix(messages: list[Message], whole: list[Message]) -> bool:
 
 
 def _large_json(path: str) -> bool:
+    from inspector.core.io import files
     from inspector.core.io.formats import MAP_FROM
 
-    try:
-        if Path(path).stat().st_size < MAP_FROM:
-            return False
-        with open(path, "rb") as handle:
-            head = handle.read(65536)
-    except OSError:
+    found = files.head_of(path, files.CHAT_LIMIT)  # a FIFO or a device is never opened for a blocking read
+    if found is None or found[1] < MAP_FROM:
         return False
+    head = found[0]
     return detect(head.decode("utf-8", "ignore"), path) != scout_chat.NAME

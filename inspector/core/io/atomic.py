@@ -10,9 +10,9 @@ Ctrl-C and SIGTERM included.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import stat
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -58,10 +58,9 @@ def write_atomic(target: str | Path, data: bytes | Iterable[bytes], protect: Seq
         raise InputError("directory does not exist", str(target.parent if str(target.parent) else "."))
     with _cleanup_on_signals() as tmp_holder:
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=directory)
+            fd, tmp = _make_temp(directory, real.name, tmp_holder)
         except OSError as exc:
             raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
-        tmp_holder.append(tmp)
         try:
             with os.fdopen(fd, "wb") as handle:
                 _write(handle, data)
@@ -77,6 +76,21 @@ def write_atomic(target: str | Path, data: bytes | Iterable[bytes], protect: Seq
         except OSError as exc:
             raise InputError(f"cannot write ({exc.strerror or exc})", str(target)) from None
     return target
+
+
+def _make_temp(directory: Path, name: str, holder: list[str]) -> tuple[int, str]:
+    """Create ``.NAME.XXXXXXXX.tmp`` beside the target, its name held *before* it exists.
+
+    (``mkstemp`` returns the name only after creating the file: a signal in between would leave it.)
+    """
+    for _ in range(100):
+        tmp = str(directory / f".{name}.{secrets.token_hex(4)}.tmp")
+        holder.append(tmp)
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), tmp
+        except FileExistsError:
+            holder.pop()  # someone else's file: never removed by us
+    raise FileExistsError(17, "no free temporary name", str(directory))
 
 
 def _write_through(target: Path, data: bytes | Iterable[bytes]) -> Path:

@@ -127,21 +127,23 @@ def _read_fd(opened: Opened, limit: int, what: str, sniff_nul: bool) -> bytes:
     if sniff_nul and b"\x00" in head:
         line = head[: head.index(b"\x00")].count(b"\n") + 1
         raise Refused("binary (a NUL byte in the first block): not read", opened.path, line=line)
-    parts = [head]
-    total = len(head)
-    # read until end of file, never past the limit (the file may grow while it is read)
-    while head:
-        try:
-            head = os.read(opened.fd, min(8 * MiB, limit + 1 - total))
-        except OSError as exc:
-            raise Refused(f"cannot read ({exc.strerror or exc})", opened.path, exc.errno) from None
-        total += len(head)
-        parts.append(head)
-        if total > limit:
-            raise Refused(f"grew over the inspector's {size_text(limit)} limit for a {what} while read", opened.path)
-        if total == limit:
-            break
-    return b"".join(parts)
+    if len(head) < SNIFF and opened.size <= len(head):
+        return head  # the whole (small) file
+    # then the whole file in one read into one buffer (a list of chunks joined would hold it twice)
+    try:
+        os.lseek(opened.fd, 0, os.SEEK_SET)
+        data = os.read(opened.fd, min(opened.size, limit) + 1)
+        parts = [data]
+        total = len(data)
+        while data and total <= limit:  # a short read, or a file that grew since fstat
+            data = os.read(opened.fd, min(8 * MiB, limit + 1 - total))
+            parts.append(data)
+            total += len(data)
+    except OSError as exc:
+        raise Refused(f"cannot read ({exc.strerror or exc})", opened.path, exc.errno) from None
+    if total > limit:
+        raise Refused(f"grew over the inspector's {size_text(limit)} limit for a {what} while read", opened.path)
+    return parts[0] if len(parts) == 1 or not any(parts[1:]) else b"".join(parts)
 
 
 def read_regular(path: str | Path, limit: int, what: str = "file", sniff_nul: bool = True) -> bytes:

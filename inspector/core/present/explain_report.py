@@ -10,6 +10,7 @@ from inspector.core.analysis.audit import AuditFinding
 from inspector.core.inspection import Inspection
 from inspector.core.model import Consumed
 from inspector.core.numbering import RowNumbers
+from inspector.core.present.cells import report_cell, table
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
@@ -115,18 +116,6 @@ def summary(rows: list[ExplainRow], prompt: Prompt) -> Totals:
     return prompt.totals().with_consumed(len(consumed), sum(consumed))
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, str):
-        text = value
-    else:
-        import json
-
-        text = json.dumps(value, ensure_ascii=False) if isinstance(value, (list, dict, bool)) else str(value)
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
-
-
 def summary_line(info: Totals) -> str:
     tiers = ", ".join(f"{n} {t}" for t, n in info.shown_tiers().items())
     return (
@@ -144,15 +133,15 @@ def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, finding
     header = ("#", "line", "role", "tool", "id", "tier", "reason", "chars", "visible")
     body = []
     for r in rows:
-        ident = _cell(r.id)
+        ident = report_cell(r.id)
         if len(ident) > max_id:
             ident = ident[: max_id - 1] + "…"
         body.append(
             (
                 str(r.index),
-                _cell(r.line),
-                _cell(r.role)[:24],
-                _cell(r.name)[:24],
+                report_cell(r.line),
+                report_cell(r.role)[:24],
+                report_cell(r.name)[:24],
                 ident,
                 r.tier,
                 r.reason,
@@ -160,17 +149,11 @@ def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, finding
                 f"{r.visible_chars:,}",
             )
         )
-    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
-    right = {0, 1, 7, 8}
-    lines = []
-    for cells in (header, *body):
-        lines.append(
-            "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-        )
+    lines = table(header, body, {0, 1, 7, 8})
     if findings:
         lines.append("")
         lines.append("findings:")
-        lines.extend(f"  {_cell(text)}" for text in finding_lines(findings))
+        lines.extend(f"  {report_cell(text)}" for text in finding_lines(findings))
     lines.append("")
     lines.append(summary_line(info))
     return "\n".join(lines) + "\n"
@@ -178,7 +161,7 @@ def render_table(rows: list[ExplainRow], info: Totals, max_id: int = 24, finding
 
 def render_markdown(rows: list[ExplainRow], info: Totals, findings: Any = ()) -> str:
     def md(value: Any) -> str:
-        return _cell(value).replace("|", "\\|")
+        return report_cell(value).replace("|", "\\|")
 
     lines = [
         "| # | line | role | tool | id | tier | reason | chars | visible |",

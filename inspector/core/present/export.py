@@ -11,10 +11,11 @@ from typing import Any
 import orjson
 
 from inspector.core.analysis.audit import audit
-from inspector.core.errors import UsageError
+from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.printers import PRINTERS, render, render_chunks
 from inspector.core.present import explain_report as report
+from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
 
 EXPLAIN_FORMATS = ("table", "json", "markdown")
@@ -35,7 +36,10 @@ def prepared_bytes(prompt: Prompt, fmt: str) -> bytes:
         raise UsageError(f"unknown format {fmt!r}; known: {', '.join(PRINTERS)}")
     if prompt.error is not None:
         raise UsageError(f"scout-ai would raise, nothing is sent: {prompt.error.describe()}")
-    return render(fmt, prompt.messages())
+    try:
+        return render(fmt, prompt.messages())
+    except RubyJSONError as exc:  # e.g. an infinite number (1e400): JSON.generate refuses it
+        raise ScoutRaises(f"scout-ai would raise {exc.exception}: {exc}") from None
 
 
 def prepared_chunks(prompt: Prompt, fmt: str) -> Iterator[bytes]:

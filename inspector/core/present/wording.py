@@ -74,6 +74,11 @@ def describe(dec: d.Decision, t: Thresholds) -> str:
     return f"{dec.tier}: {d.REASON_TEXT.get(reason, reason)}"
 
 
+def no_single_value(keys: list[str]) -> str:
+    """Said under the fixes of a hidden text, for the thresholds none of which shows it alone."""
+    return f"no value of {', '.join(keys)} alone shows it"
+
+
 def describe_consumed(step: str, reason: str) -> str:
     return f"consumed before the strategies ran (step {step}): {reason}"
 

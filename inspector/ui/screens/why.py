@@ -27,8 +27,9 @@ from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.trace import Occurrence, Trace, trace
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
+from inspector.core.present.cells import cell
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout.settings import KEYS
+from inspector.core.present.wording import no_single_value
 
 from ..messages import report_failure
 from ..results import ApplyFix, JumpTo, JumpToCall
@@ -42,15 +43,11 @@ HINT = (
 )
 
 
-def _cell(value) -> str:
-    return "-" if value is None else one_line(value if isinstance(value, str) else str(value), 60)
-
-
 def occurrence_text(o: Occurrence) -> str:
     where = f", line {o.line}" if o.line else ""
     state = "VISIBLE" if o.visible else "HIDDEN"
     return (
-        f"#{o.row}  {_cell(o.role)}  {_cell(o.name)}  {_cell(o.id)}{where}\n"
+        f"#{o.row}  {cell(o.role)}  {cell(o.name)}  {cell(o.id)}{where}\n"
         f"  {state}: {GLYPHS.get(o.tier, '')} {o.tier} ({o.reason}) · in {one_line(o.field, 60)} "
         f"at {o.spot.start:,}-{o.spot.end:,}\n"
         f"  rule: {one_line(o.why, 600)}\n"
@@ -263,11 +260,9 @@ class WhyScreen(Dialog):
                 self.fixes.append((fix, o))
                 options.append(Option(Content(fix_text(len(self.fixes), fix)), id=f"fix:{len(self.fixes) - 1}"))
             if report.fixes:
-                unused = [k for k in KEYS if not report.fixes_for(k) and not any(n.startswith(k) for n in report.notes)]
+                unused = report.keys_without_fix()
                 if unused:
-                    options.append(
-                        Option(Content(f"    no value of {', '.join(unused)} alone shows it"), disabled=True)
-                    )
+                    options.append(Option(Content(f"    {no_single_value(unused)}"), disabled=True))
             for line in ([report.blocked] if report.blocked else []) + [f"note: {n}" for n in report.notes]:
                 options.append(Option(Content("    " + one_line(line, 400)), disabled=True))
         option_list = self.query_one("#why-list", OptionList)

@@ -21,6 +21,7 @@ from textual.worker import Worker, get_current_worker
 from inspector.core.analysis.compare import Comparison, compare
 from inspector.core.analysis.replan import Replanner
 from inspector.core.inspection import Inspection
+from inspector.core.present.cells import cell
 from inspector.core.present.rows import ROLE_LABELS
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.decision import Tier
@@ -30,10 +31,6 @@ from ..messages import Compared, report_failure
 from .dual_view import GLYPHS, LABELS
 
 MAX_LISTED = 500  # a 20,000-message chat can differ in thousands of rows; the first ones tell the story
-
-
-def _cell(value) -> str:
-    return "-" if value is None else one_line(value if isinstance(value, str) else str(value), 40)
 
 
 def totals_line(comparison: Comparison) -> str:
@@ -60,7 +57,7 @@ def title(comparison: Comparison | None) -> str:
 def change_line(change) -> str:
     tiers = f"{GLYPHS[change.tier_a]} {LABELS[change.tier_a]} → {GLYPHS[change.tier_b]} {LABELS[change.tier_b]}"
     role = ROLE_LABELS.get(change.role, change.role) if isinstance(change.role, str) else change.role
-    who = _cell(role) + (f" {_cell(change.name)}" if change.name is not None else "")
+    who = cell(role, 40) + (f" {cell(change.name, 40)}" if change.name is not None else "")
     return f"#{change.row:<5} {tiers:<23} {change.delta:>+9,}  {who}"
 
 

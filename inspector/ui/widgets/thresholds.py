@@ -23,19 +23,19 @@ from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.sweep import axis, sweep
 from inspector.core.inspection import Inspection
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout.settings import KEYS, Source, Thresholds
+from inspector.core.scout.settings import KEYS, Source, Thresholds, ruby_to_i
 
 from ..messages import SweepDone, report_failure
 from .sweep_chart import COLUMNS, SweepChart
 
-NUMBER = r"\s*\d+(?:_\d+)*\s*"  # what a person means by a count; ruby's to_i reads it the same
+NUMBER = r"\s*[0-9]+(?:_[0-9]+)*\s*"  # what a person means by a count; ruby's to_i reads it the same (ASCII digits)
 CHAT_CHOICE = "(chat's choice)"
 
 
 def parse_value(text: str) -> int | None:
     if not re.fullmatch(NUMBER, text):
         return None
-    return int(text.strip().replace("_", ""))
+    return ruby_to_i(text)  # any length: no ValueError past Python's 4,300-digit limit
 
 
 class ThresholdEditor(VerticalScroll):
