@@ -121,7 +121,7 @@ def test_thresholds_from_scout_config_in_cwd(tmp_path):
     "args,fragment",
     [
         (("prepare", "missing.json"), "missing.json: no such file"),
-        (("prepare", "SAMPLE", "--set", "bogus=1"), "unknown threshold 'bogus'"),
+        (("prepare", "SAMPLE", "--set", "bogus=1"), "unknown setting 'bogus'"),
         (("prepare", "SAMPLE", "--set", "max_tool_chars"), "--set expects KEY=VALUE"),
         (
             ("prepare", "SAMPLE", "--strategies", "magic"),

@@ -12,7 +12,7 @@ import os
 import shutil
 
 import pytest
-from hostile_helpers import CORPUS, assert_clean, run_cli
+from hostile_helpers import CORPUS, assert_clean, run_cli, run_here
 
 PREFIX = "prompt-inspector: error: "
 
@@ -58,7 +58,7 @@ def test_nul_bytes_are_refused_from_the_first_block_not_after_reading_the_file(t
 
 def test_a_directory_as_the_chat(tmp_path):
     (tmp_path / "d").mkdir()
-    r = run_cli("explain", "d", cwd=tmp_path)
+    r = run_here("explain", "d", cwd=tmp_path)
     assert_clean(r, 2)
     assert r.lines() == [PREFIX + "d: is a directory, not a chat file"]
 
@@ -85,7 +85,7 @@ def test_fifo_or_device_as_an_import_target_is_named_in_a_note(tmp_path, role):
 def test_import_naming_a_directory_is_what_scout_ai_raises(tmp_path, name, role):
     shutil.copy(CORPUS / name, tmp_path / name)
     (tmp_path / "sub").mkdir()
-    r = run_cli("prepare", name, cwd=tmp_path)
+    r = run_here("prepare", name, cwd=tmp_path)
     assert_clean(r, 3)
     assert r.lines() == [PREFIX + f"{name}:4: {role}: 'sub' is a directory: scout-ai would raise Errno::EISDIR"]
 
@@ -142,19 +142,19 @@ def test_a_hostile_etc_config_in_the_checkout_is_skipped_with_a_warning(tmp_path
 
 
 def test_config_priority_written_with_a_superscript_digit_is_to_i_zero(tmp_path):
-    r = run_cli("thresholds", "--scout-config", CORPUS / "priority_superscript.config", "--format", "json")
+    r = run_here("thresholds", "--scout-config", CORPUS / "priority_superscript.config", "--format", "json")
     assert_clean(r, 0)
     assert '"max_tool_chars": {\n    "value": 7,' in r.stdout
 
 
 def test_unicode_digits_read_as_zero_with_a_warning(tmp_path):
-    r = run_cli("thresholds", "--scout-config", CORPUS / "unicode_digits.config")
+    r = run_here("thresholds", "--scout-config", CORPUS / "unicode_digits.config")
     assert_clean(r, 0)
     assert r.lines() == [
         f"prompt-inspector: warning: max_tool_calls='１２' from {CORPUS}/unicode_digits.config:2 is read by scout-ai as 0",
         f"prompt-inspector: warning: max_tool_chars='١٢' from {CORPUS}/unicode_digits.config:1 is read by scout-ai as 0",
     ]
-    r = run_cli("thresholds", "--no-scout-config", env={"MAX_TOOL_CHARS": "１２"})
+    r = run_here("thresholds", "--no-scout-config", env={"MAX_TOOL_CHARS": "１２"})
     assert r.lines() == [
         "prompt-inspector: warning: MAX_TOOL_CHARS='１２' from the environment is read by scout-ai as 0"
     ]
@@ -175,18 +175,18 @@ def test_threshold_values_of_thousands_of_digits_from_any_source(tmp_path, sourc
     else:
         chat = _chat(tmp_path, f"config: max_tool_chars {digits} prompt\n\nuser:\nhello\n")
     for command in (["thresholds", chat.name], ["explain", chat.name], ["prepare", chat.name]):
-        r = run_cli(*command, *args, cwd=tmp_path, env=env)
+        r = run_here(*command, *args, cwd=tmp_path, env=env)
         assert_clean(r, 0)
         assert any("has 5,000 digits; the inspector reads it as the largest 4,000-digit number" in x for x in r.lines())
-    r = run_cli("thresholds", chat.name, "--format", "json", *args, cwd=tmp_path, env=env)
+    r = run_here("thresholds", chat.name, "--format", "json", *args, cwd=tmp_path, env=env)
     assert '"value": 9999999999' in r.stdout
 
 
 def test_set_must_be_an_integer():
-    r = run_cli("thresholds", "--set", "max_tool_chars=abc")
+    r = run_here("thresholds", "--set", "max_tool_chars=abc")
     assert_clean(r, 2)
     assert r.lines() == [PREFIX + "--set max_tool_chars expects an integer, got 'abc'"]
-    r = run_cli("thresholds", "--set", "max_tool_chars=١٢")
+    r = run_here("thresholds", "--set", "max_tool_chars=١٢")
     assert r.lines() == [PREFIX + "--set max_tool_chars expects an integer, got '١٢'"]
 
 
@@ -194,7 +194,7 @@ def test_set_must_be_an_integer():
 @pytest.mark.parametrize("name", ["infinite_json.json", "infinite_openai.json", "infinite_anthropic.json"])
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "chat", "responses"])
 def test_an_infinite_number_is_json_generator_error_in_every_printer(name, fmt):
-    r = run_cli("prepare", CORPUS / name, "--format", fmt)
+    r = run_here("prepare", CORPUS / name, "--format", fmt)
     assert_clean(r, 3)
     sign = "-" if "anthropic" in name else ""
     assert r.lines() == [
@@ -207,12 +207,12 @@ def test_an_infinite_number_is_json_generator_error_in_every_printer(name, fmt):
 def test_escapes_in_a_role_never_reach_stderr_and_a_long_role_is_cut(tmp_path):
     long_role = "\x1b]52;c;aGVsbG8=\x07" + "r" * 100_000
     (tmp_path / "long.json").write_text(json.dumps([{"role": long_role, "content": "x"}]))
-    r = run_cli("prepare", "long.json", cwd=tmp_path)
+    r = run_here("prepare", "long.json", cwd=tmp_path)
     assert_clean(r, 0)
     (line,) = r.lines()
     assert line.startswith("prompt-inspector: note: long.json: role `␛]52;c;aGVsbG8=␇rrr")
     assert line.endswith("characters)") and len(line) < 1100
-    r = run_cli("explain", CORPUS / "escape_role.json")
+    r = run_here("explain", CORPUS / "escape_role.json")
     assert_clean(r, 0)
     assert "findings:" in r.stdout and "role `?]52;c;aGVsbG8=??[2J?]0;pwned?`" in r.stdout
 

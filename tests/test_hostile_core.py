@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from inspector.core.errors import ScoutRaises
 from inspector.core.inspection import open_inspection
 from inspector.core.io import files
 from inspector.core.present.export import prepared_bytes
-from inspector.core.scout import files as scout_files
+from inspector.core.scout import named_files as scout_files
 
 
 def _deny(monkeypatch, name):
@@ -74,17 +75,26 @@ def test_a_directory_past_the_file_cap_says_how_many_were_left_out(tmp_path, mon
 
 
 def test_a_deep_directory_tree_is_no_recursion_error():
-    # not in tmp_path: pytest's own cleanup recurses and would fail on this tree (for every later session)
-    top = Path(tempfile.mkdtemp(prefix="deep-tree-"))
+    # a walk that recursed per level would need 300 frames more than the test has: it gets 100
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    top = Path(tempfile.mkdtemp(prefix="deep-tree-"))  # not tmp_path: pytest's cleanup recurses
     path = top
+    for _ in range(300):
+        path = path / "d"
+        path.mkdir()
+    (path / "leaf.txt").write_text("x")
     try:
-        for _ in range(1200):
-            path = path / "d"
-            path.mkdir()
-        (path / "leaf.txt").write_text("x")
-        assert scout_files.directory_files(str(top)).files[-1].endswith("/d/leaf.txt")
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(depth + 100)
+        try:
+            found = scout_files.directory_files(str(top)).files
+        finally:
+            sys.setrecursionlimit(limit)
+        assert found == [str(path / "leaf.txt")]
     finally:
-        (path / "leaf.txt").unlink(missing_ok=True)
+        (path / "leaf.txt").unlink()
         while path != top.parent:
             path.rmdir()
             path = path.parent

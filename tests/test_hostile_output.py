@@ -11,7 +11,7 @@ import sys
 import threading
 
 import pytest
-from hostile_helpers import ROOT, assert_clean, run_cli
+from hostile_helpers import ROOT, assert_clean, run_cli, run_here
 
 from inspector.core.errors import InputError
 from inspector.core.io import atomic
@@ -35,7 +35,7 @@ def test_output_through_a_link_writes_the_target_and_keeps_the_link(tmp_path):
     (tmp_path / "real.json").write_text("old\n")
     os.chmod(tmp_path / "real.json", 0o640)
     os.symlink("real.json", tmp_path / "link.json")
-    r = run_cli("prepare", "c.chat", "-o", "link.json", cwd=tmp_path)
+    r = run_here("prepare", "c.chat", "-o", "link.json", cwd=tmp_path)
     assert_clean(r, 0)
     assert os.path.islink(tmp_path / "link.json") and os.readlink(tmp_path / "link.json") == "real.json"
     assert (tmp_path / "real.json").read_text() == PREPARED
@@ -95,7 +95,7 @@ def test_never_writes_onto_the_input_even_through_a_link_or_a_hard_link(tmp_path
     os.symlink("c.chat", tmp_path / "soft.json")
     os.link(chat, tmp_path / "hard.json")
     for target in ("soft.json", "hard.json", "c.chat"):
-        r = run_cli("prepare", "c.chat", "-o", target, cwd=tmp_path)
+        r = run_here("prepare", "c.chat", "-o", target, cwd=tmp_path)
         assert_clean(r, 2)
         assert r.stderr == f"prompt-inspector: error: {target}: refusing to overwrite the input chat\n"
     assert chat.read_text() == "user:\nhello\n"
@@ -104,9 +104,9 @@ def test_never_writes_onto_the_input_even_through_a_link_or_a_hard_link(tmp_path
 def test_output_into_a_directory_or_a_missing_directory(tmp_path):
     _chat(tmp_path)
     (tmp_path / "d").mkdir()
-    r = run_cli("prepare", "c.chat", "-o", "d", cwd=tmp_path)
+    r = run_here("prepare", "c.chat", "-o", "d", cwd=tmp_path)
     assert r.stderr == "prompt-inspector: error: d: is a directory\n"
-    r = run_cli("prepare", "c.chat", "-o", "nowhere/x.json", cwd=tmp_path)
+    r = run_here("prepare", "c.chat", "-o", "nowhere/x.json", cwd=tmp_path)
     assert r.stderr == "prompt-inspector: error: nowhere: directory does not exist\n"
 
 

@@ -23,7 +23,10 @@ def test_spec_forms():
 def test_unknown_name_lists_the_known_ones():
     with pytest.raises(UnknownStrategy) as info:
         parse_spec("shorten_tools,magic")
-    assert str(info.value) == "unknown prompt strategy 'magic'; known: shorten_tools, none, shorten_tools_epoch"
+    assert (
+        str(info.value)
+        == "unknown prompt strategy 'magic'; known: shorten_tools, none, shorten_tools_epoch, shorten_tools_epoch_increment, inbox"
+    )
     with pytest.raises(UnknownStrategy):
         parse_spec(",shorten_tools")  # a leading empty name is unknown too, as in scout-ai
 

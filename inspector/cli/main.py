@@ -57,8 +57,19 @@ def _common(parser: argparse.ArgumentParser, chat: str = "required") -> None:
         parser.add_argument(
             "--strategies",
             metavar="LIST",
-            help="comma-separated strategies (default: the chat's choice, else shorten_tools)",
+            help="comma-separated strategies (default: the chat's choice, else the version's default)",
         )
+    if chat != "none":
+        _version_option(parser)
+
+
+def _version_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scout-version",
+        metavar="VERSION",
+        help="the scout-ai version whose prompt layer runs: seed, 1.2.6 or 2.1 "
+        "(default: the earliest that has every strategy in use, else seed)",
+    )
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -95,6 +106,7 @@ def build_app_parser() -> argparse.ArgumentParser:
         help="read these scout etc/config files instead of scout's lookup path",
     )
     parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
+    _version_option(parser)
     parser.add_argument(
         "--follow", action="store_true", help="follow the file while an agent writes it (appends and rewrites)"
     )
@@ -194,6 +206,7 @@ def _run_headless(args: argparse.Namespace) -> int:
                 overrides=overrides,
                 strategies=args.strategies,
                 config_files=config_files(args),
+                scout_version=args.scout_version,
             )
             if args.command == "calls":
                 for warning in history.whole.thresholds.warnings:
@@ -209,6 +222,7 @@ def _run_headless(args: argparse.Namespace) -> int:
                 overrides=overrides,
                 strategies=args.strategies,
                 config_files=config_files(args),
+                scout_version=args.scout_version,
             )
         for warning in inspection.thresholds.warnings:
             warn(warning)

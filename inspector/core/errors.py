@@ -52,6 +52,8 @@ class ScoutError:
     why: str
 
     def describe(self) -> str:
+        if self.index < 0:  # raised by the dispatcher itself, before any message
+            return f"the strategy list: scout-ai would raise {self.exception}: {self.why}"
         who = f"message {self.index} (role {_show(self.role)}"
         if self.name is not None or self.id is not None:
             who += f", tool {_show(self.name)}, id {_show(self.id)}"

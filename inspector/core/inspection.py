@@ -6,43 +6,101 @@ from pathlib import Path
 
 from inspector.core.io.formats import load_chat
 from inspector.core.model import Chat
+from inspector.core.scout import versions
 from inspector.core.scout.prepare import Prompt, prepare_prompt
-from inspector.core.scout.settings import Thresholds, resolve
+from inspector.core.scout.settings import Thresholds, resolve, strategies_setting
+from inspector.core.scout.shorten import Shortener
 from inspector.core.scout.strategies import StrategySpec, parse_spec
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 from inspector.core.scout.tool_facts import ToolFacts
 
 
 class Inspection:
-    __slots__ = ("chat", "epoch", "facts", "strategies", "thresholds")
+    __slots__ = (
+        "_facts_by_shortener",
+        "chat",
+        "config_strategies",
+        "epoch",
+        "facts",
+        "strategies",
+        "thresholds",
+        "version",
+        "version_given",
+    )
 
     def __init__(
         self,
         chat: Chat,
         thresholds: Thresholds,
-        strategies: StrategySpec | None = None,  # None: what the chat chose, else the scout-ai default
+        strategies: StrategySpec | None = None,  # None: what the chat chose, else the version's default
         facts: ToolFacts | None = None,
-        epoch: EpochSettings | None = None,  # shorten_tools_epoch's settings; None reads them when it runs
+        epoch: EpochSettings | None = None,  # shorten_tools_epoch's settings; None: those in the thresholds
+        version: versions.ScoutVersion | None = None,  # None: inferred from the strategies in force
+        config_strategies: str | None = None,  # 2.x: prompt_strategies from scout config or PROMPT_STRATEGY
     ) -> None:
         self.chat = chat
         self.thresholds = thresholds
         self.strategies = strategies
-        self.facts = facts if facts is not None else ToolFacts(chat.messages)
         self.epoch = epoch
+        self.config_strategies = config_strategies
+        self.version_given = version is not None
+        self.version: versions.ScoutVersion = (
+            version
+            if version is not None
+            else versions.infer(_names(strategies if strategies is not None else chat.strategies))
+        )
+        self.facts = facts if facts is not None else ToolFacts(chat.messages, self.version.shortener)
+        self._facts_by_shortener: dict[Shortener, ToolFacts] = {self.facts.shortener: self.facts}
+
+    def version_for(self, spec: StrategySpec | None) -> versions.ScoutVersion:
+        """The version given at start, else the earliest that has every strategy of ``spec``."""
+        if self.version_given or spec is None:
+            return self.version
+        return versions.infer(_names(spec))
+
+    def facts_for(self, version: versions.ScoutVersion) -> ToolFacts:
+        """Tool facts built with the version's shorten_string (cached: each version's cut text differs)."""
+        found = self._facts_by_shortener.get(version.shortener)
+        if found is None:
+            found = self._facts_by_shortener[version.shortener] = ToolFacts(self.chat.messages, version.shortener)
+        return found
 
     def __repr__(self) -> str:
         return f"Inspection({self.chat!r})"
 
     @property
     def strategy_spec(self) -> StrategySpec | None:
+        """The strategies in force: --strategies, else the chat's, else (2.x) scout config / env, else None."""
         if self.strategies is not None:
             return self.strategies
-        return self.chat.strategies
+        if self.chat.strategies is not None:
+            return self.chat.strategies
+        if self.version is not None and self.version.strategies_from_config and self.config_strategies is not None:
+            return self.config_strategies
+        return None
 
     def prompt(self, thresholds: Thresholds | None = None, strategies: StrategySpec | None = None) -> Prompt:
         thresholds = thresholds or self.thresholds
         spec = strategies if strategies is not None else self.strategy_spec
-        return prepare_prompt(self.chat.messages, spec, thresholds.as_tuple(), self.facts, self.epoch)
+        epoch = self.epoch if self.epoch is not None and thresholds is self.thresholds else EpochSettings.of(thresholds)
+        version = self.version_for(spec)
+        return prepare_prompt(
+            self.chat.messages,
+            spec,
+            thresholds.as_tuple(),
+            self.facts_for(version),
+            epoch,
+            version,
+            IncrementSettings.of(thresholds),
+        )
+
+
+def _names(spec: StrategySpec | None) -> list[str] | None:
+    if spec is None or callable(spec):
+        return None
+    names = parse_spec(spec, validate=False)
+    return None if callable(names) else names
 
 
 def open_inspection(
@@ -53,9 +111,18 @@ def open_inspection(
     strategies: str | None = None,
     env: dict[str, str] | None = None,
     config_files: list[Path] | None = None,
+    scout_version: str | None = None,
 ) -> Inspection:
+    versions.get(scout_version)  # an unknown name is a usage error, before the chat is read
     chat = load_chat(path, input_format)
-    return inspect_chat(chat, overrides=overrides, strategies=strategies, env=env, config_files=config_files)
+    return inspect_chat(
+        chat,
+        overrides=overrides,
+        strategies=strategies,
+        env=env,
+        config_files=config_files,
+        scout_version=scout_version,
+    )
 
 
 def inspect_chat(
@@ -66,11 +133,12 @@ def inspect_chat(
     env: dict[str, str] | None = None,
     config_files: list[Path] | None = None,
     facts: ToolFacts | None = None,
+    scout_version: str | None = None,
 ) -> Inspection:
     """A loaded chat under the settings in force: overrides, its own config lines, config files, environment."""
+    version = versions.get(scout_version)
     thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files, chat_path=chat.path)
     if strategies is not None:
         parse_spec(strategies)  # unknown names fail here, before any work
-    # read with the same config files and environment as the thresholds (scout-ai reads both alike)
-    epoch = EpochSettings.resolve(env=env, config_files=config_files)
-    return Inspection(chat, thresholds, strategies, facts=facts, epoch=epoch)
+    config_strategies = strategies_setting(env=env, config_files=config_files)
+    return Inspection(chat, thresholds, strategies, facts=facts, version=version, config_strategies=config_strategies)

@@ -90,9 +90,11 @@ class InspectorApp(App):
         input_format: str | None = None,
         env: dict[str, str] | None = None,
         label: str | None = None,
+        scout_version: str | None = None,
         follow: bool = False,
     ):
         super().__init__()
+        self.scout_version = scout_version
         self.path = str(path) if path is not None else None
         self.label = label or self.path or "(no file)"
         self.overrides, self.config_files, self.env = overrides or {}, config_files, env
@@ -182,6 +184,7 @@ class InspectorApp(App):
                 overrides=self.overrides,
                 config_files=self.config_files,
                 env=self.env,
+                scout_version=self.scout_version,
             )
             inspection = history.whole
             rows = history.rows_at(None, inspection)
@@ -899,6 +902,7 @@ def run_app(args, overrides: dict[str, str], config_files) -> int:
         strategies=args.strategies,
         input_format=args.input_format,
         label=label,
+        scout_version=args.scout_version,
         follow=getattr(args, "follow", False),
     )
     app.run()

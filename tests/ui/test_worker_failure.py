@@ -26,21 +26,20 @@ async def test_a_raising_plugin_strategy_is_reported_and_editor_and_view_agree(m
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(app, pilot)
         assert app.strategy_choices[-1] == exploding_strategy
-        for _ in range(3):  # (chat's choice) -> shorten_tools -> none -> shorten_tools_epoch
+        for _ in range(5):  # (chat's choice) -> shorten_tools -> none -> ..._epoch -> ..._epoch_increment -> inbox
             await pilot.press("s")
             await settle(app, pilot)
-        assert "strategies shorten_tools_epoch" in str(app.query_one(SummaryBar).render())
+        assert "strategies inbox" in str(app.query_one(SummaryBar).render())
         await pilot.press("s")  # -> explodes: the plan worker raises
         await settle(app, pilot)
         expected = (
-            "planning the prompt failed: RuntimeError: plugin exploded; "
-            "back to the plan on screen (strategies shorten_tools_epoch)"
+            "planning the prompt failed: RuntimeError: plugin exploded; back to the plan on screen (strategies inbox)"
         )
         assert expected in app.notices
         # the editor shows what the list was planned with, not the strategy that failed
-        assert app.strategies == "shorten_tools_epoch"
-        assert app.editor.query_one("#strategies", Select).value == "shorten_tools_epoch"
-        assert "strategies shorten_tools_epoch" in str(app.query_one(SummaryBar).render())
+        assert app.strategies == "inbox"
+        assert app.editor.query_one("#strategies", Select).value == "inbox"
+        assert "strategies inbox" in str(app.query_one(SummaryBar).render())
         assert app.is_running
         await pilot.press("u")  # and the app goes on: back to the loaded values, planned normally
         await settle(app, pilot)

@@ -30,6 +30,8 @@ from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.strategies import parse_spec
+from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 from inspector.core.scout.tool_facts import CALL, OUTPUT, tool_identity
 
 PREFIX_REPLANS = 400  # repeated calls checked against the prompt of their time; later ones use the final prompt
@@ -136,7 +138,7 @@ def _name(tools: _Tools, index: int) -> str:
 
 def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers) -> list[AuditFinding]:
     messages = inspection.chat.messages
-    spec = parse_spec(inspection.strategy_spec)
+    spec = parse_spec(inspection.strategy_spec, inspection.version.default, validate=False)
     values = inspection.thresholds.as_tuple()
     seen: dict[tuple[Any, ...], int] = {}
     prefix_prompts: dict[int, Prompt] = {}
@@ -154,7 +156,14 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, numbe
         then = prefix_prompts.get(start)
         if then is None and len(prefix_prompts) < PREFIX_REPLANS:
             # what the model was sent when it decided to repeat itself
-            then = prepare_prompt(messages[:start], spec, values, epoch=inspection.epoch)
+            then = prepare_prompt(
+                messages[:start],
+                spec,
+                values,
+                epoch=EpochSettings.of(inspection.thresholds),
+                version=inspection.version_for(spec),
+                increment_settings=IncrementSettings.of(inspection.thresholds),
+            )
             prefix_prompts[start] = then
         when = "in the prompt it was sent before the repeat" if then is not None else "in the final prompt"
         tier = (then or prompt).tier_of(answer) if (then is None or then.error is None) else None

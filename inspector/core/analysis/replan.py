@@ -15,6 +15,8 @@ from inspector.core.inspection import Inspection
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.settings import KEYS, Source, Thresholds, ruby_to_i, shown
 from inspector.core.scout.strategies import parse_spec
+from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 
 CACHE_CELLS = 4_000_000  # plans kept x tool messages: each plan holds a byte and a counter per tool message
 
@@ -23,7 +25,7 @@ class Replanner:
     def __init__(self, inspection: Inspection, base: Thresholds | None = None):
         self.inspection = inspection
         self.base = base or inspection.thresholds
-        self.spec = parse_spec(inspection.strategy_spec)
+        self.spec = parse_spec(inspection.strategy_spec, inspection.version.default, validate=False)
         # the fast path: the plan alone decides every message, and exposes its counters
         self.fast = self.spec == ["shorten_tools"]
         self._cache: dict[tuple[Any, ...], Prompt] = {}
@@ -45,15 +47,26 @@ class Replanner:
 
     def prompt(self, values: tuple[int, int, int, int, int], cache: bool = True) -> Prompt:
         """The prompt under ``values``; ``cache=False`` for one-pass walks such as a sweep."""
-        found = self._cache.get(values)
+        base = self.base
+        key = (values, base.key()[len(values) :])  # the epoch strategies' settings come from the base
+        found = self._cache.get(key)
         if found is None:
             inspection = self.inspection
-            found = prepare_prompt(inspection.chat.messages, self.spec, values, inspection.facts, inspection.epoch)
+            version = inspection.version_for(self.spec)
+            found = prepare_prompt(
+                inspection.chat.messages,
+                self.spec,
+                values,
+                inspection.facts_for(version),
+                EpochSettings.of(base),
+                version,
+                IncrementSettings.of(base),
+            )
             if cache:
                 limit = max(16, CACHE_CELLS // max(1, len(inspection.facts.order)))
                 if len(self._cache) >= limit:
                     self._cache.clear()  # searches revisit recent values; old ones are not worth the memory
-                self._cache[values] = found
+                self._cache[key] = found
         return found
 
     def at(self, key: str, value: int, base: Thresholds | None = None, cache: bool = True) -> Prompt:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspector.core.calls.find import Call, CallIndex, index_calls
 from inspector.core.errors import InputError
@@ -51,6 +51,7 @@ class ChatHistory:
         env: dict[str, str] | None = None,
         config_files: list[Path] | None = None,
         data: bytes | None = None,
+        scout_version: str | None = None,
     ):
         self.path = str(path)
         self.input_format = input_format
@@ -61,7 +62,16 @@ class ChatHistory:
         self.marked: Marked | None = None
         self._parts: list[bytes] = [data] if data is not None else []
         chat = self._load_whole()
-        self._setup(inspect_chat(chat, overrides=overrides, strategies=strategies, env=env, config_files=config_files))
+        self._setup(
+            inspect_chat(
+                chat,
+                overrides=overrides,
+                strategies=strategies,
+                env=env,
+                config_files=config_files,
+                scout_version=scout_version,
+            )
+        )
 
     def _setup(self, whole: Inspection, old: ChatHistory | None = None, kept: int = 0, same: int = 0) -> None:
         """Index the chat; ``old``: the history this one grew from, whose first ``kept`` prompt messages
@@ -360,11 +370,11 @@ class ChatHistory:
         if number in self.prefix_counts or _is_prefix(chat.messages, whole.chat.messages):
             facts = whole.facts.prefix_facts(chat.messages)
         if chat.config == whole.chat.config:
-            return Inspection(chat, whole.thresholds, self.strategies, facts=facts, epoch=whole.epoch)
+            return Inspection(chat, whole.thresholds, self.strategies, facts=facts, epoch=whole.epoch, **_same(whole))
         thresholds = resolve(
             self.overrides, chat_config=chat.config, env=self.env, config_files=self.config_files, chat_path=self.path
         )
-        return Inspection(chat, thresholds, self.strategies, facts=facts, epoch=whole.epoch)
+        return Inspection(chat, thresholds, self.strategies, facts=facts, epoch=whole.epoch, **_same(whole))
 
     def _cut_chat(self, call: Call) -> Chat:
         whole = self.whole.chat
@@ -469,3 +479,11 @@ def _large_json(path: str) -> bool:
         return False
     head = found[0]
     return detect(head.decode("utf-8", "ignore"), path) != scout_chat.NAME
+
+
+def _same(whole: Inspection) -> dict[str, Any]:
+    """The scout-ai version and config strategy list of the whole chat, for a chat cut at a call."""
+    return {
+        "version": whole.version if whole.version_given else None,
+        "config_strategies": whole.config_strategies,
+    }

@@ -8,9 +8,12 @@ from typing import Any
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.scout import decision as d
+from inspector.core.scout import versions
+from inspector.core.scout.planner import Planner
 from inspector.core.scout.roles import is_tool, tool_kind
 from inspector.core.scout.settings import DEFAULTS
-from inspector.core.scout.strategies import StrategyFn, lookup, parse_spec
+from inspector.core.scout.strategies import StrategyFn, is_registered, lookup, parse_spec
+from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.strategies.shorten_tools_epoch import NAME as EPOCH
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
@@ -39,11 +42,13 @@ class Prompt:
         origins: list[int] | None,
         decisions: list[d.Decision] | None,
         error: ScoutError | None,
+        stage: Planner | None = None,
     ) -> None:
         self.original = messages
         self.strategies = strategies
         self.plan = plan  # set when the list is just [shorten_tools]: decisions come lazily from it
-        # the chain path (plan is None) always passes prepared messages and decisions
+        self.stage = stage  # an epoch strategy's WindowPlan (or none's): the same, through the same methods
+        # the chain path (plan and stage None) always passes prepared messages and decisions
         self._prepared: list[Message] = prepared or []
         self._origins = origins
         self._decisions: list[d.Decision] = decisions or []
@@ -60,26 +65,50 @@ class Prompt:
             return []
         if self.plan is not None:
             return self.plan.messages()
+        if self.stage is not None:
+            return self.stage.messages()
         return self._prepared or []
+
+    def origins(self) -> list[int]:
+        """For each prepared message, the original index it came from (-1: inserted by a strategy)."""
+        if self.error is not None:
+            return []
+        if self.plan is not None:
+            return self.plan.origins()
+        if self.stage is not None:
+            return self.stage.origins()
+        return list(self._origins or [])
+
+    def inserted(self) -> list[tuple[int, Message]]:
+        """Messages a strategy added (a compaction notice), with their place in the prepared list."""
+        return [(i, m) for i, (o, m) in enumerate(zip(self.origins(), self.messages())) if o < 0]
 
     def decision(self, index: int) -> d.Decision:
         if self.plan is not None:
             return self.plan.decision(index)
+        if self.stage is not None:
+            return self.stage.decision(index)
         return self._decisions[index]
 
     def decisions(self) -> list[d.Decision]:
         if self.plan is not None:
             return self.plan.decisions()
+        if self.stage is not None:
+            return self.stage.decisions()
         return list(self._decisions)
 
     def tier_of(self, index: int) -> d.Tier:
         if self.plan is not None:
             return self.plan.tier_of(index)
+        if self.stage is not None:
+            return self.stage.tier_of(index)
         return self._decisions[index].tier
 
     def visible_content(self, index: int) -> Any:
         if self.plan is not None:
             return self.plan.visible_content(index)
+        if self.stage is not None:
+            return self.stage.visible_content(index)
         tier = self._decisions[index].tier
         if tier in (d.DROPPED, d.ERROR, d.UNDECIDED):
             return None
@@ -89,6 +118,8 @@ class Prompt:
     def tier_counts(self) -> dict[d.Tier, int]:
         if self.plan is not None:
             return dict(self.plan.tier_counts())
+        if self.stage is not None:
+            return self.stage.tier_counts()
         counts = {t: 0 for t in (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)}
         for dec in self._decisions:
             counts[dec.tier] = counts.get(dec.tier, 0) + 1
@@ -105,6 +136,8 @@ class Prompt:
             tool_after = self.plan.tool_chars_after
             chars_after = nontool + tool_after if self.error is None else 0
             visible = counts[d.FULL] + counts[d.TRUNCATED]
+        elif self.stage is not None:
+            chars_before, tool_before, chars_after, tool_after, visible = self.stage.sizes()
         else:
             chars_before = sum(chars_of(m.fields.get("content")) for m in self.original)
             tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if is_tool(m))
@@ -132,25 +165,92 @@ def prepare_prompt(
     thresholds: tuple[int, int, int, int, int] | None = None,
     facts: ToolFacts | None = None,
     epoch: EpochSettings | None = None,
+    version: versions.ScoutVersion | None = None,
+    increment_settings: increment.IncrementSettings | None = None,
 ) -> Prompt:
     """Apply the strategies as scout-ai does. ``thresholds`` is the five values in KEYS order.
 
     ``epoch`` is shorten_tools_epoch's four settings; None reads them (config files, environment,
-    defaults) when that strategy runs.
+    defaults) when that strategy runs. ``version`` is the scout-ai version whose prompt layer runs
+    (None: the earliest that has every strategy named, else seed).
     """
     if thresholds is None:
         thresholds = DEFAULT_THRESHOLDS
-    spec = parse_spec(strategies)
+    if version is None:
+        version = versions.infer(
+            None if strategies is None or callable(strategies) else parse_spec(strategies, validate=False)  # type: ignore[arg-type]
+        )
+    spec = parse_spec(strategies, version.default, validate=False)
+    if facts is None or facts.messages is not messages or facts.shortener is not version.shortener:
+        facts = None
     if callable(spec):
-        return _run_chain(messages, spec, [spec], thresholds, facts, epoch)
+        return _run_chain(messages, spec, [spec], thresholds, facts, epoch, version, increment_settings)
     if spec == ["shorten_tools"]:
-        facts = facts if facts is not None and facts.messages is messages else ToolFacts(messages)
+        facts = facts if facts is not None else ToolFacts(messages, version.shortener)
         plan = ShortenToolsPlan(facts, thresholds)
         return Prompt(messages, spec, plan, None, None, None, plan.error)
-    return _run_chain(messages, spec, spec, thresholds, facts, epoch)
+    if all(name in version.builtin for name in spec):
+        # inbox only appends (read-only here) and none changes nothing: one planner decides every message
+        core = [name for name in spec if name not in ("none", "inbox")]
+        if not core:
+            from inspector.core.scout.strategies.windows import Unchanged
+
+            return Prompt(messages, spec, None, None, None, None, None, Unchanged(messages, facts))
+        if len(core) == 1 and core[0] in (EPOCH, increment.NAME):
+            stage = _window_plan(messages, core[0], facts, version, epoch, increment_settings)
+            if stage is not None:
+                return Prompt(messages, spec, None, None, None, None, stage.error, stage)
+    return _run_chain(messages, spec, spec, thresholds, facts, epoch, version, increment_settings)
 
 
-def _run_chain(messages: Any, label: Any, stages: Any, thresholds: Any, facts: Any, epoch: Any = None) -> Prompt:
+def _window_plan(
+    messages: list[Message],
+    name: str,
+    facts: ToolFacts | None,
+    version: versions.ScoutVersion,
+    epoch: EpochSettings | None,
+    increment_settings: increment.IncrementSettings | None,
+) -> Planner | None:
+    """An epoch strategy planned over facts cached with the chat's ToolFacts (None: take the exact walk)."""
+    from inspector.core.scout.strategies.windows import WindowFacts, WindowPlan
+
+    found = facts.windows.get(name) if facts is not None else None
+    if found is None:
+        found = WindowFacts(messages, name, version.shortener, facts)
+        if facts is not None:
+            facts.windows[name] = found
+    if found.needs_exact_walk:
+        return None
+    settings: EpochSettings | increment.IncrementSettings
+    if name == EPOCH:
+        settings = epoch if epoch is not None else EpochSettings.resolve()
+    else:
+        settings = increment_settings or increment.IncrementSettings()
+    return WindowPlan(found, settings)
+
+
+def _unknown(stage: str, version: versions.ScoutVersion) -> ScoutError:
+    """What the version does with a name its dispatcher lacks: it raises, before touching a message."""
+    exception, why = version.unknown_error(stage)
+    having = versions.having(stage)
+    hint = (
+        f"; {stage!r} is a strategy of scout-ai {', '.join(having)} (try --scout-version {having[-1]})"
+        if having
+        else ""
+    )
+    return ScoutError(-1, None, None, None, exception, f"{why} (strategy {stage!r} in scout-ai {version.name}){hint}")
+
+
+def _run_chain(
+    messages: Any,
+    label: Any,
+    stages: Any,
+    thresholds: Any,
+    facts: Any,
+    epoch: Any = None,
+    version: versions.ScoutVersion = versions.SEED,
+    increment_settings: Any = None,
+) -> Prompt:
     originals = [chars_of(m.fields.get("content")) for m in messages]
     decisions = [
         d.Decision(
@@ -168,7 +268,7 @@ def _run_chain(messages: Any, label: Any, stages: Any, thresholds: Any, facts: A
             stage_facts = (
                 facts
                 if facts is not None and facts.messages is messages and current == messages
-                else ToolFacts(current)
+                else ToolFacts(current, version.shortener)
             )
             plan = ShortenToolsPlan(stage_facts, thresholds)
             for j in range(len(current)):
@@ -186,13 +286,28 @@ def _run_chain(messages: Any, label: Any, stages: Any, thresholds: Any, facts: A
             current = plan.messages()
             origin = [origin[j] for j in keep]
             continue
+        if not callable(stage) and stage not in version.builtin and not is_registered(stage):
+            error = _unknown(stage, version)
+            break
         if stage == EPOCH:
             if epoch is None:
                 epoch = EpochSettings.resolve()
-            current, origin, error = _run_epoch(current, origin, decisions, originals, epoch)
+            result = run_epoch([m.fields for m in current], epoch, version.shortener)
+            current, origin, error = _run_epoch(current, origin, decisions, originals, result)
             if error is not None:
                 break
             continue
+        if stage == increment.NAME:
+            settings = increment_settings or increment.IncrementSettings()
+            from inspector.core.scout.strategies.windows import WindowFacts, WindowPlan, as_result
+
+            stage_plan = WindowPlan(WindowFacts(current, increment.NAME, version.shortener), settings)
+            current, origin, error = _run_epoch(current, origin, decisions, originals, as_result(stage_plan))
+            if error is not None:
+                break
+            continue
+        if stage == "inbox":
+            continue  # read-only: the messages it appended are rows of their own (see inbox.py)
         fn = stage if callable(stage) else lookup(stage)
         current, origin = _run_custom(fn, current, origin, decisions, originals)
     if error is None:
@@ -201,9 +316,8 @@ def _run_chain(messages: Any, label: Any, stages: Any, thresholds: Any, facts: A
     return Prompt(messages, label, None, [], [], decisions, error)
 
 
-def _run_epoch(current: Any, origin: Any, decisions: Any, originals: Any, settings: Any) -> Any:
-    """One shorten_tools_epoch stage; its per-message outcomes become decisions with epoch reasons."""
-    result = run_epoch([m.fields for m in current], settings)
+def _run_epoch(current: Any, origin: Any, decisions: Any, originals: Any, result: Any) -> Any:
+    """One epoch stage's result; its per-message outcomes become decisions with epoch reasons."""
     for j, outcome in enumerate(result.outcomes):
         source = origin[j]
         if source < 0:

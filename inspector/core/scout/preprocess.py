@@ -22,7 +22,7 @@ from typing import Any
 from inspector.core.errors import InputError, ScoutRaises
 from inspector.core.io.files import DIRECTORY_LIMIT, Refused, size_text
 from inspector.core.model import Chat, Consumed, Finding, Message
-from inspector.core.scout.files import (
+from inspector.core.scout.named_files import (
     MAX_DIRECTORY_FILES,
     MAX_IMPORT_DEPTH,
     directory_files,
@@ -32,7 +32,7 @@ from inspector.core.scout.files import (
     read_chat_file,
 )
 from inspector.core.scout.parser import parse
-from inspector.core.scout.settings import KEYS, TOKENS
+from inspector.core.scout.settings import SETTING_KEYS, TOKENS
 
 OPTION_ROLES = ("endpoint", "model", "backend", "agent")  # sticky
 PLAIN_OPTION_ROLES = ("persist", "format")
@@ -262,7 +262,7 @@ def _config(items: list[Item], work: _Work) -> list[Item]:
         value = parts[1] if len(parts) > 1 else None
         tokens = {t.partition("::")[0] for t in parts[2:]}
         reason = f"Scout::Config.set({key}={value}" + (f", tokens {' '.join(parts[2:])})" if parts[2:] else ")")
-        if key in KEYS:
+        if key in SETTING_KEYS:
             if value is None:
                 work.findings.append(
                     Finding(

@@ -22,7 +22,38 @@ DEFAULTS = {
     "max_tool_outputs": 40,
     "max_tool_chars": 100_000,
 }
-ENV_NAMES = {key: key.upper() for key in KEYS}
+# The epoch strategies' settings (shorten_tools_epoch reads the first four, the increment all ten).
+EPOCH_KEYS = ("epoch_tool_call_threshold", "epoch_full_tool_calls", "epoch_compacted_tool_calls", "epoch_size")
+INCREMENT_KEYS = (
+    "epoch_increment_epochs_per_increase",
+    "epoch_increment_size_increase",
+    "epoch_increment_repeat_increase",
+    "epoch_increment_max_size",
+    "epoch_increment_compacted_growth_ratio",
+    "epoch_increment_max_compacted_tool_calls",
+)
+SETTING_KEYS = KEYS + EPOCH_KEYS + INCREMENT_KEYS
+DEFAULTS.update(
+    {
+        "epoch_tool_call_threshold": 50,
+        "epoch_full_tool_calls": 20,
+        "epoch_compacted_tool_calls": 80,
+        "epoch_size": 20,
+        "epoch_increment_epochs_per_increase": 3,
+        "epoch_increment_size_increase": 10,
+        "epoch_increment_repeat_increase": 10,
+        "epoch_increment_max_size": 60,
+        "epoch_increment_compacted_growth_ratio": 2.0,  # type: ignore[dict-item]
+        "epoch_increment_max_compacted_tool_calls": 160,
+    }
+)
+# which strategy reads which settings
+STRATEGY_KEYS = {
+    "shorten_tools": KEYS,
+    "shorten_tools_epoch": EPOCH_KEYS,
+    "shorten_tools_epoch_increment": EPOCH_KEYS + INCREMENT_KEYS,
+}
+ENV_NAMES = {key: key.upper() for key in SETTING_KEYS}
 TOKENS = ("prompt", "context")  # Scout::Config.get(key, :prompt, :context, env: ...)
 
 # Ruby String#to_i: leading white space, a sign, ASCII digits with single underscores; else 0.
@@ -45,6 +76,27 @@ def ruby_to_i(text: str) -> int:
     digits = match.group(2).replace("_", "").lstrip("0") or "0"
     value = int(digits) if len(digits) <= MAX_DIGITS else HUGE
     return -value if match.group(1) == "-" else value
+
+
+# Ruby String#to_f: leading white space, then the longest decimal prefix; else 0.0.
+_TO_F = re.compile(
+    r"[ \t\n\v\f\r]*([+-]?(?:[0-9]+(?:_[0-9]+)*)?(?:\.[0-9]+(?:_[0-9]+)*)?(?:[eE][+-]?[0-9]+(?:_[0-9]+)*)?)", re.ASCII
+)
+_PLAIN_FLOAT = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+_NUMBER = re.compile(r"[ \t]*[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[ \t]*", re.ASCII)  # --set of a ratio
+
+
+def ruby_to_f(text: str) -> float:
+    match = _TO_F.match(text)
+    body = match.group(1).replace("_", "") if match else ""
+    if not any(c in "0123456789" for c in body.split("e")[0].split("E")[0]):
+        return 0.0
+    if body[-1:] in "eE+-":
+        body = body.rstrip("eE+-")
+    try:
+        return float(body)
+    except ValueError:
+        return 0.0
 
 
 def digit_count(text: str) -> int:
@@ -76,7 +128,7 @@ class Source(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Value:
     key: str
-    value: int
+    value: int | float  # float only for epoch_increment_compacted_growth_ratio (to_f)
     source: Source
     where: str = ""  # the file and line, or the variable name
     raw: str | None = None  # the text scout-ai read, before to_i
@@ -85,7 +137,7 @@ class Value:
         return f"{self.source} ({self.where})" if self.where else self.source
 
     def as_dict(self) -> dict[str, Any]:
-        out = {"value": self.value, "source": self.source}
+        out: dict[str, Any] = {"value": self.value, "source": self.source}
         if self.where:
             out["where"] = self.where
         if self.raw is not None:
@@ -99,14 +151,23 @@ class Thresholds:
     warnings: tuple[str, ...] = field(default=())
 
     def __getitem__(self, key: str) -> int:
-        return self.values[key].value
+        return int(self.values[key].value)
 
     def as_tuple(self) -> tuple[int, int, int, int, int]:
         v = self.values
         return tuple(v[k].value for k in KEYS)  # type: ignore[return-value]
 
     def as_ints(self) -> dict[str, int]:
-        return {k: self.values[k].value for k in KEYS}
+        return {k: int(self.values[k].value) for k in KEYS}
+
+    def setting(self, key: str) -> int | float:
+        """Any setting's value (the default when this object was built with the five only)."""
+        found = self.values.get(key)
+        return DEFAULTS[key] if found is None else found.value
+
+    def key(self) -> tuple[int | float, ...]:
+        """Every value, for caches of plans."""
+        return tuple(self.setting(k) for k in SETTING_KEYS)
 
     def follows(self) -> bool:
         """True when max_tool_outputs is not set itself and follows max_tool_calls."""
@@ -114,8 +175,8 @@ class Thresholds:
 
     def with_value(self, key: str, value: int, source: Source = Source.OVERRIDE, where: str = "") -> Thresholds:
         """A copy with one value changed; max_tool_outputs keeps following max_tool_calls."""
-        if key not in KEYS:
-            raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+        if key not in SETTING_KEYS:
+            raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
         values = dict(self.values)
         values[key] = Value(key, value, source, where)
         if key == "max_tool_calls" and self.follows():
@@ -150,7 +211,9 @@ def config_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path
     ]
 
 
-def read_config_files(paths: list[Path], keys: tuple[str, ...] = KEYS) -> tuple[list[ConfigEntry], list[str]]:
+def read_config_files(
+    paths: list[Path], keys: tuple[str, ...] = KEYS, tokens_wanted: tuple[str, ...] = TOKENS
+) -> tuple[list[ConfigEntry], list[str]]:
     """Entries for ``keys`` in every readable file, loaded lowest priority first as scout does."""
     entries: list[ConfigEntry] = []
     warnings: list[str] = []
@@ -185,7 +248,7 @@ def read_config_files(paths: list[Path], keys: tuple[str, ...] = KEYS) -> tuple[
                 # token_priority: `tok::N` is N.to_i (so "prompt::x" and "prompt::²" are 0); no N: by type
                 name, _, priority = token.partition("::")
                 tokens[name] = ruby_to_i(priority) if priority else None
-            if not any(t in tokens for t in TOKENS):
+            if not any(t in tokens for t in tokens_wanted):
                 warnings.append(
                     f"{where}: {shown(line.strip())} has no 'prompt' or 'context' token, "
                     "so scout-ai does not use it for the prompt thresholds"
@@ -195,12 +258,12 @@ def read_config_files(paths: list[Path], keys: tuple[str, ...] = KEYS) -> tuple[
     return entries, warnings
 
 
-def _config_lookup(entries: list[ConfigEntry], key: str) -> ConfigEntry | None:
+def _config_lookup(entries: list[ConfigEntry], key: str, tokens_wanted: tuple[str, ...] = TOKENS) -> ConfigEntry | None:
     best, best_rank = None, None
     for entry in entries:
         if entry.key != key:
             continue
-        for position, token in enumerate(TOKENS):
+        for position, token in enumerate(tokens_wanted):
             if token not in entry.tokens:
                 continue
             priority = entry.tokens[token]
@@ -210,7 +273,15 @@ def _config_lookup(entries: list[ConfigEntry], key: str) -> ConfigEntry | None:
     return best
 
 
-def _read(text: str, key: str, source_text: str, warnings: list[str]) -> int:
+FLOAT_KEYS = ("epoch_increment_compacted_growth_ratio",)  # read with to_f; every other setting with to_i
+
+
+def _read(text: str, key: str, source_text: str, warnings: list[str]) -> int | float:
+    if key in FLOAT_KEYS:
+        number = ruby_to_f(text)
+        if not _PLAIN_FLOAT.fullmatch(text):
+            warnings.append(f"{key}={text!r} from {source_text} is read by scout-ai as {number!r}")
+        return number
     value = ruby_to_i(text)
     name = key.upper() if source_text.startswith("the environment") else key
     if digit_count(text) > MAX_DIGITS:
@@ -235,13 +306,13 @@ def resolve(
     overrides = overrides or {}
     chat_config = chat_config or {}
     environ: Mapping[str, str] = os.environ if env is None else env
-    entries, warnings = read_config_files(config_paths() if config_files is None else config_files)
+    entries, warnings = read_config_files(config_paths() if config_files is None else config_files, SETTING_KEYS)
     for key in overrides:
-        if key not in KEYS:
-            raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+        if key not in SETTING_KEYS:
+            raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
     values: dict[str, Value] = {}
     raws: dict[str, str | None] = {}
-    for key in KEYS:
+    for key in SETTING_KEYS:
         found = _find(key, overrides, chat_config, entries, environ, chat_path)
         if found is None and key == "max_tool_outputs":
             # default: max_tool_calls, i.e. whatever scout-ai read for it (nil falls back to 40)
@@ -333,10 +404,30 @@ def parse_assignments(items: list[str] | None) -> dict[str, str]:
         key = key.strip().lower()
         if not sep or not key:
             raise UsageError(f"--set expects KEY=VALUE, got {item!r}")
-        if key not in KEYS:
-            raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
-        if not _INTEGER.fullmatch(value):
+        if key not in SETTING_KEYS:
+            raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
+        if key in FLOAT_KEYS:
+            if not _NUMBER.fullmatch(value):
+                raise UsageError(f"--set {key} expects a number, got {shown(value)}")
+        elif not _INTEGER.fullmatch(value):
             # the inspector's own option: a typo is an error, not scout-ai's silent to_i
             raise UsageError(f"--set {key} expects an integer, got {shown(value)}")
         out[key] = value.strip()
     return out
+
+
+STRATEGY_TOKENS = (
+    "chat",
+    "scout_ai",
+)  # Scout::Config.get(:prompt_strategies, :chat, :scout_ai, env: 'PROMPT_STRATEGY')
+
+
+def strategies_setting(*, env: dict[str, str] | None = None, config_files: list[Path] | None = None) -> str | None:
+    """scout-ai 2.x's strategy list when none is given: scout config files, then PROMPT_STRATEGY."""
+    environ: Mapping[str, str] = os.environ if env is None else env
+    paths = config_paths() if config_files is None else config_files
+    entries, _ = read_config_files(paths, ("prompt_strategies",), STRATEGY_TOKENS)
+    entry = _config_lookup(entries, "prompt_strategies", STRATEGY_TOKENS)
+    if entry is not None:
+        return None if entry.value in ("nil", "false") else entry.value
+    return environ.get("PROMPT_STRATEGY")

@@ -13,6 +13,7 @@ recent ones are cached), for the middle band, the detail pane and the analyses.
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
 from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, ToolKind, tool_kind
-from inspector.core.scout.shorten import shorten_string
+from inspector.core.scout.shorten import LISTING, Shortener
 
 CALL, OUTPUT, FAIL = 0, 1, 2
 _TOOL_ROLES = {CALL_ROLE: CALL, OUTPUT_ROLE: OUTPUT}
@@ -55,10 +56,13 @@ def tool_identity(parsed: Any) -> tuple[object, object]:
 class ToolFacts:
     """Tool messages of one list, newest first, with their lengths and parsed JSON."""
 
-    def __init__(self, messages: list[Message]):
+    def __init__(self, messages: list[Message], shortener: Shortener = LISTING):
         self.messages = messages
+        self.shortener = shortener  # the version's shorten_string: the cut text depends on it
         self.count = len(messages)
-        order, kinds, raw, parsed, self.failures, self.maybe_raises = _scan(messages, range(self.count - 1, -1, -1))
+        order, kinds, raw, parsed, self.failures, self.maybe_raises, self.idents = _scan(
+            messages, range(self.count - 1, -1, -1)
+        )
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -79,13 +83,14 @@ class ToolFacts:
         self._nontool_chars: int | None = None
         self._tool_chars: int | None = None
         self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
+        self.windows: dict[str, Any] = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
         self._risky: list[int] | None = None
         self._char_sums: tuple[list[int], list[int]] | None = None
 
     def identity(self, index: int) -> tuple[object, object]:
         """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
         p = self.position.get(index)
-        return tool_identity(self.parsed[p]) if p is not None else (None, None)
+        return self.idents[p] if p is not None else (None, None)
 
     def prefix_facts(self, messages: list[Message]) -> ToolFacts:
         """The facts of ``messages``, which must equal this list's first ``len(messages)`` messages.
@@ -117,7 +122,10 @@ class ToolFacts:
         new._columns = None
         new._risky = None
         new.maybe_raises = self.maybe_raises[start:]
+        new.idents = self.idents[start:]
         new._char_sums = None
+        new.shortener = self.shortener
+        new.windows = {}
         return new
 
     def _sums(self) -> tuple[list[int], list[int]]:
@@ -134,7 +142,7 @@ class ToolFacts:
         """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
         only the new messages are scanned; the newer tool positions go in front of the old ones."""
         old = self.count
-        order, kinds, raw, failed, failures, risks = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        order, kinds, raw, failed, failures, risks, idents = _scan(messages, range(len(messages) - 1, old - 1, -1))
         shift = len(order)
         new = ToolFacts.__new__(ToolFacts)
         new.messages = messages
@@ -161,7 +169,10 @@ class ToolFacts:
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new.shortener = self.shortener
+        new.windows = {}
         new.maybe_raises = risks + self.maybe_raises
+        new.idents = idents + self.idents
         new._char_sums = None
         return new
 
@@ -188,7 +199,11 @@ class ToolFacts:
             return known
         index = self.order[position]
         content = self.messages[index].fields.get("content")
-        data = rubyjson.parse(content)  # exact wide integers before writing them back
+        try:
+            # strict JSON keeps wide integers exact, as they must be written back
+            data = _FULL.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            data = rubyjson.parse(content)  # comments and the like: Ruby's reading, wide integers exact
         try:
             text = self._shorten(data, self.kinds[position])
         except _BandError as exc:
@@ -207,8 +222,8 @@ class ToolFacts:
         assert short is not None
         return short
 
-    @staticmethod
-    def _shorten(data: dict[str, Any], kind: int) -> str | None:
+    def _shorten(self, data: dict[str, Any], kind: int) -> str | None:
+        shorten_string = self.shortener
         if kind == CALL:
             arguments = data.get("arguments")
             if type(arguments) is not dict:
@@ -234,11 +249,11 @@ class ToolFacts:
         else:
             content: Any = data.get("content")
             if type(content) is str:
-                short = shorten_string(content)
+                short = shorten_string(content, 400)
                 if short == content:
                     return None
             elif type(content) in (list, dict):
-                if len(content) <= 200:
+                if len(content) <= self.shortener.limit(400):
                     return None  # Array/Hash#length is small: returned as is, so unchanged
                 raise _BandError(
                     "TypeError",
@@ -279,7 +294,7 @@ class ToolFacts:
         else:
             content = data.get("content")
             if type(content) in (list, dict):
-                return len(content) > 200
+                return len(content) > self.shortener.limit(400)
             if type(content) is not str:
                 return True
         return False if _finite(data) else None
@@ -334,6 +349,9 @@ class ToolFacts:
         return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
 
 
+_AN_OBJECT = object()
+
+
 def _scan(messages: Any, indices: Any) -> Any:
     """Classify and parse the tool messages at ``indices`` (newest first), as shorten_tools would meet them."""
     order: list[int] = []
@@ -344,6 +362,8 @@ def _scan(messages: Any, indices: Any) -> Any:
     maybe_raises = bytearray()  # 1 where shortening might raise (a wrong type, a large array, an odd number)
     order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
     risk_append = maybe_raises.append
+    idents: list[tuple[object, object]] = []  # (name, id) as tool_identity reads them, from the first reading
+    ident_append = idents.append
     check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
@@ -362,6 +382,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         content = message.fields.get("content")
         failed_data[len(order)] = data
         risk_append(1)
+        ident_append(tool_identity(data))
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
@@ -396,7 +417,7 @@ def _scan(messages: Any, indices: Any) -> Any:
             # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
             # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
             shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
-            data = None
+            data = _AN_OBJECT  # checked to be an object; JSON's own null is None and raises below
             if kind == CALL:
                 risky = memoryview(shape.arguments)[:1].tobytes() != b"{"
             else:
@@ -408,7 +429,10 @@ def _scan(messages: Any, indices: Any) -> Any:
             except rubyjson.RubyJSONError as exc:
                 fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
                 continue
-        if data is not None and type(data) is not dict:
+        if type(data) is list:  # Array#values_at wants Integers
+            fail(index, data, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
+            continue
+        if data is not _AN_OBJECT and type(data) is not dict:  # `nil.values_at` too: "null" raises
             fail(
                 index,
                 data,
@@ -417,10 +441,20 @@ def _scan(messages: Any, indices: Any) -> Any:
             )
             continue
         risk_append(risky)
+        ident_append(_identity_of(shape) if data is _AN_OBJECT else tool_identity(data))
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-    return order, kinds, raw, failed_data, failures, maybe_raises
+    return order, kinds, raw, failed_data, failures, maybe_raises, idents
+
+
+def _identity_of(shape: _Identity) -> tuple[object, object]:
+    """``tool_identity`` of the keys the first reading kept (names repeat: one string each)."""
+    name = shape.name
+    if name is None and isinstance(shape.function, dict):
+        name = shape.function.get("name")
+    ident = shape.id if shape.id is not None else shape.call_id
+    return (sys.intern(name) if type(name) is str else name), ident
 
 
 class _Identity(msgspec.Struct):
@@ -429,6 +463,8 @@ class _Identity(msgspec.Struct):
 
     name: object = None
     id: object = None
+    function: object = None  # older shapes: {"function": {"name": ...}, "call_id": ...}
+    call_id: object = None
     arguments: msgspec.Raw = msgspec.Raw(b"")
     content: msgspec.Raw = msgspec.Raw(b"")
 
@@ -436,6 +472,32 @@ class _Identity(msgspec.Struct):
 _IDENTITY = msgspec.json.Decoder(_Identity)
 # a number with a three-digit exponent or hundreds of digits may be read as a non-finite float
 _MAYBE_INFINITE = re.compile(r"[eE][+-]?\d{3}|\d{300}")
+_FULL = msgspec.json.Decoder(dict[str, Any])
+
+
+class _Name(msgspec.Struct):
+    name: object = None
+
+
+_NAME = msgspec.json.Decoder(_Name)
+
+
+def tool_name_of(content: object) -> str | None:
+    """The ``name`` of a tool message's JSON text, reading nothing else (None when absent or not JSON)."""
+    if not isinstance(content, str):
+        return None
+    try:
+        # non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it
+        found = _NAME.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass")).name
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        try:
+            data = rubyjson.parse(content, False)
+        except rubyjson.RubyJSONError:
+            return None
+        found = data.get("name") if isinstance(data, dict) else None
+    return found if isinstance(found, str) else None
+
+
 _RECENT = 256  # parsed tool messages kept: a screenful, a search's recent hits
 
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 ENTRY_POINT_GROUP = "prompt_inspector.strategies"
-# shorten_tools_epoch is scout-ai S's default; here it is selectable, the default stays the seed's.
-BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch")
+# Every name some scout-ai version knows (versions.py says which); the default is the version's.
+BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch", "shorten_tools_epoch_increment", "inbox")
 DEFAULT = ("shorten_tools",)
 
 Fields = dict[str, Any]  # a message as a plugin sees it: role, content and any other keys
@@ -67,6 +67,11 @@ def lookup(name: str) -> StrategyFn:
 
         epoch: StrategyFn = shorten_tools_epoch
         return epoch
+    if name == "shorten_tools_epoch_increment":
+        from inspector.core.scout.strategies.windows import shorten_tools_epoch_increment
+
+        increment: StrategyFn = shorten_tools_epoch_increment
+        return increment
     _load_entry_points()
     try:
         return _registered[name]
@@ -74,10 +79,21 @@ def lookup(name: str) -> StrategyFn:
         raise UnknownStrategy(name) from None
 
 
-def parse_spec(spec: StrategySpec | None) -> list[str] | StrategyFn:
-    """Strategies as scout-ai takes them: None, "a,b", a list of names, or a callable."""
+def is_registered(name: str) -> bool:
+    _load_entry_points()
+    return name in _registered
+
+
+def parse_spec(
+    spec: StrategySpec | None, default: Sequence[str] = DEFAULT, validate: bool = True
+) -> list[str] | StrategyFn:
+    """Strategies as scout-ai takes them: None, "a,b", a list of names, or a callable.
+
+    ``validate`` makes a name no version knows and no plugin registers a usage error (for
+    names the user typed); names from the chat itself are left for the version to judge.
+    """
     if spec is None:
-        return list(DEFAULT)
+        return list(default)
     if callable(spec):
         return spec
     if isinstance(spec, str):
@@ -86,7 +102,8 @@ def parse_spec(spec: StrategySpec | None) -> list[str] | StrategyFn:
             parts.pop()  # Ruby's split drops trailing empty fields
         spec = parts
     names = [str(name) for name in spec]
-    for name in names:
-        if name not in BUILTIN:
-            lookup(name)
+    if validate:
+        for name in names:
+            if name not in BUILTIN:
+                lookup(name)
     return names

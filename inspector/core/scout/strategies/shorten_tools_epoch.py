@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby.inspect import inspect, to_s
 from inspector.core.scout import decision as d
-from inspector.core.scout.shorten import shorten_string_sized
+from inspector.core.scout.shorten import SIZED, Shortener
 from inspector.core.scout.tool_facts import ruby_class
+
+if TYPE_CHECKING:
+    from inspector.core.scout.settings import Thresholds
 
 NAME = "shorten_tools_epoch"
 DEFAULTS = {
@@ -54,12 +57,17 @@ class EpochSettings:
     size: int = 20
 
     @classmethod
+    def of(cls, settings: Thresholds) -> EpochSettings:
+        """The four values among every resolved setting."""
+        return cls(*(int(settings.setting(key)) for key in DEFAULTS))
+
+    @classmethod
     def resolve(cls, env: dict[str, str] | None = None, config_files: list[Path] | None = None) -> EpochSettings:
         """The four values as scout-ai reads them: config files, environment, default, then to_i."""
         from inspector.core.scout.settings import resolve_settings
 
         values, _ = resolve_settings(DEFAULTS, env=env, config_files=config_files)
-        return cls(*(values[key].value for key in DEFAULTS))
+        return cls(*(int(values[key].value) for key in DEFAULTS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,19 +200,26 @@ def _values_at_error(data: Any, position: int) -> _Raise:
     )
 
 
-def run(items: list[dict[str, Any]], settings: EpochSettings = EpochSettings()) -> EpochResult:
-    """Apply the strategy to ``items`` (not modified); the result says what happened to each."""
+def run(
+    items: list[dict[str, Any]],
+    settings: EpochSettings = EpochSettings(),
+    shortener: Shortener = SIZED,
+) -> EpochResult:
+    """Apply the strategy to ``items`` (not modified); the result says what happened to each.
+
+    ``shortener`` is the version's ``shorten_string`` (1.2.6 sized, 2.x the envelope).
+    """
     size = len(items)
     outcomes = [Outcome(d.UNDECIDED, d.NOT_REACHED)] * size
     try:
-        return _run(items, settings, outcomes)
+        return _run(items, settings, outcomes, shortener)
     except _Raise as exc:
         error = exc.error
         outcomes[error.position] = Outcome(d.ERROR, d.SCOUT_ERROR)
         return EpochResult([], [], outcomes, error)
 
 
-def _run(items: Any, settings: Any, outcomes: Any) -> EpochResult:
+def _run(items: Any, settings: Any, outcomes: Any, shortener: Shortener) -> EpochResult:
     for position, message in enumerate(items):
         role = message.get("role")
         if type(role) is not str:  # `m[:role].to_sym` in the count
@@ -257,7 +272,9 @@ def _run(items: Any, settings: Any, outcomes: Any) -> EpochResult:
             kept.append((position, message))
             outcomes[position] = Outcome(d.FULL, d.EPOCH_PROTECTED, counted)
         elif counted <= truncate_to:
-            new_json = _compact_output(data, position) if output else _compact_call(data, position)
+            new_json = (
+                _compact_output(data, position, shortener) if output else _compact_call(data, position, shortener)
+            )
             if new_json is None:
                 kept.append((position, message))
                 outcomes[position] = Outcome(d.FULL, d.EPOCH_NOTHING, counted)
@@ -280,16 +297,16 @@ def _run(items: Any, settings: Any, outcomes: Any) -> EpochResult:
     return EpochResult(out_messages, origins, outcomes, None, truncated, dropped)
 
 
-def _compact_output(data: dict[str, Any], position: int) -> str | None:
+def _compact_output(data: dict[str, Any], position: int, shortener: Shortener) -> str | None:
     content = data.get("content")
-    new = shorten_string_sized(to_s(content), OUTPUT_SIZE)
+    new = shortener(to_s(content), OUTPUT_SIZE)
     if type(content) is str and new == content:
         return None  # a non-String content never equals its to_s, so it is always replaced
     data["content"] = new
     return _to_json(data, position)
 
 
-def _compact_call(data: dict[str, Any], position: int) -> str | None:
+def _compact_call(data: dict[str, Any], position: int, shortener: Shortener) -> str | None:
     arguments = data.get("arguments")
     if arguments is None or arguments is False:
         return None
@@ -297,7 +314,7 @@ def _compact_call(data: dict[str, Any], position: int) -> str | None:
     if kind is dict:
         if not arguments:
             return None
-        new = {k: shorten_string_sized(v, ARGUMENT_SIZE) if type(v) is str else v for k, v in arguments.items()}
+        new = {k: shortener(v, ARGUMENT_SIZE) if type(v) is str else v for k, v in arguments.items()}
         if all(a is b or a == b for a, b in zip(arguments.values(), new.values())):
             return None
         data["arguments"] = new
