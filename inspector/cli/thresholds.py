@@ -1,37 +1,98 @@
-"""`prompt-inspector thresholds [CHAT]`: the values in force and where each comes from."""
+"""`prompt-inspector thresholds [CHAT]`: the settings in force, where each comes from, and how to give them back.
+
+The settings listed are those the strategies in force read (``--strategies``, else the chat's own,
+else the scout-ai version's default): shorten_tools' five thresholds, the epoch strategies' four
+epoch keys and the increment's six more. ``--format env`` and ``--format scout-config`` print them
+as scout-ai reads them back (``KEY=VALUE`` environment lines, ``key value prompt`` etc/config lines).
+"""
 
 from __future__ import annotations
 
 from inspector.core.present.sanitize import terminal_line
-from inspector.core.scout.settings import KEYS, resolve
+from inspector.core.scout import versions
+from inspector.core.scout.settings import SETTING_KEYS, STRATEGY_KEYS, Thresholds, resolve, strategies_setting
+from inspector.core.scout.strategies import parse_spec
 
 from .output import EXIT_OK, emit, short_int, to_json, warn
 
+FORMATS = ("table", "json", "env", "scout-config")
+
 
 def add_parser(sub, common) -> None:
-    thresholds = sub.add_parser("thresholds", help="the threshold values in force and where each comes from")
+    thresholds = sub.add_parser(
+        "thresholds", help="the settings in force and where each comes from (or as env / etc/config lines)"
+    )
     common(thresholds, chat="optional")
-    thresholds.add_argument("--format", default="table", choices=("table", "json"))
+    thresholds.add_argument(
+        "--strategies", metavar="LIST", help="list the settings of these strategies (default: those in force)"
+    )
+    thresholds.add_argument(
+        "--format",
+        default="table",
+        choices=FORMATS,
+        help="table, json, env (KEY=VALUE lines) or scout-config (etc/config lines: key value prompt)",
+    )
+
+
+def keys_for(names: list[str]) -> list[str]:
+    """The settings the named strategies read, in the inspector's order."""
+    wanted = {key for name in names for key in STRATEGY_KEYS.get(name, ())}
+    return [key for key in SETTING_KEYS if key in wanted]
+
+
+def value_text(value: int | float) -> str:
+    """A value as scout-ai reads it back: Ruby's to_i of an integer, to_f of a float (repr round-trips)."""
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def as_env(values: Thresholds, keys: list[str]) -> str:
+    return "".join(f"{key.upper()}={value_text(values.values[key].value)}\n" for key in keys)
+
+
+def as_scout_config(values: Thresholds, keys: list[str]) -> str:
+    # the `prompt` token: scout-ai asks Scout::Config.get(key, :prompt, :context)
+    return "".join(f"{key} {value_text(values.values[key].value)} prompt\n" for key in keys)
 
 
 def run(args, overrides, config_files) -> int:
-    chat_config, chat_path = {}, None
+    chat_config, chat_path, chat_strategies = {}, None, None
     if args.chat:
         from inspector.core.io.formats import load_chat
 
         chat = load_chat(args.chat, args.input_format)
-        chat_config, chat_path = chat.config, args.chat
+        chat_config, chat_path, chat_strategies = chat.config, args.chat, chat.strategies
+    version = versions.get(args.scout_version)
+    spec = args.strategies if args.strategies is not None else chat_strategies
+    if args.strategies is not None:
+        parse_spec(args.strategies)  # a name nothing knows is a usage error
+    if version is None:
+        found = parse_spec(spec, validate=False) if spec is not None else None
+        version = versions.infer(None if found is None or callable(found) else found)
+    if spec is None and version.strategies_from_config:
+        spec = strategies_setting(config_files=config_files)
+    names = parse_spec(spec, version.default, validate=False)
+    names = [] if callable(names) else names
     values = resolve(overrides, chat_config=chat_config, config_files=config_files, chat_path=chat_path)
     for warning in values.warnings:
         warn(warning)
+    keys = keys_for(names)
     if args.format == "json":
-        emit(args, to_json({key: values.values[key].as_dict() for key in KEYS}))
+        emit(args, to_json({key: values.values[key].as_dict() for key in keys}))
         return EXIT_OK
-    width = max(len(k) for k in KEYS)
-    lines = []
-    for key in KEYS:
+    if args.format == "env":
+        emit(args, as_env(values, keys))
+        return EXIT_OK
+    if args.format == "scout-config":
+        emit(args, as_scout_config(values, keys))
+        return EXIT_OK
+    lines = [f"strategies {','.join(names) or '(none)'} (scout-ai {version.name})"]
+    if not keys:
+        lines.append("(these strategies read no settings)")
+    width = max((len(k) for k in keys), default=0)
+    for key in keys:
         v = values.values[key]
-        lines.append(f"{key.ljust(width)}  {short_int(int(v.value)):>9}  {terminal_line(v.describe_source(), 400)}")
+        shown = value_text(v.value) if isinstance(v.value, float) else short_int(int(v.value))
+        lines.append(f"{key.ljust(width)}  {shown:>9}  {terminal_line(v.describe_source(), 400)}")
     if values.warnings:
         lines.append("")
         lines.extend(f"warning: {w}" for w in values.warnings)

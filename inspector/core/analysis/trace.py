@@ -180,12 +180,16 @@ def trace(
     result = Trace(text, regex, ignore_case, error=prompt.error.describe() if prompt.error else None)
     values = inspection.thresholds
     numbers = RowNumbers.of(chat)
+    escapes = None if regex else _escapes_for(text, ignore_case)
     for index, message in enumerate(chat.messages):
         content = message.fields.get("content")
-        if not isinstance(content, str) or (
-            not pattern.search(content) and not _decoded_may_hit(pattern, facts, index)
-        ):
+        if not isinstance(content, str):
             continue
+        if not pattern.search(content):
+            if escapes is not None and not any(e in content for e in escapes):
+                continue  # no escape that could hide it: not found decoded either, without a parse
+            if not _decoded_may_hit(pattern, facts, index):
+                continue
         p = facts.position.get(index)
         parsed = facts.parsed[p] if p is not None else None
         kind = tool_kind(message.fields.get("role"))
@@ -243,6 +247,29 @@ def trace(
             )
     result.occurrences.sort(key=lambda o: (o.row, o.raw_start if o.raw_start is not None else o.spot.start))
     return result
+
+
+_SIMPLE_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "/": "\\/",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+
+
+def _escapes_for(text: str, ignore_case: bool) -> list[str]:
+    """The JSON escapes through which plain ``text`` could be found decoded but not raw.
+
+    A decoded string value holds the text only as written unless one of its characters was
+    escaped: by ``\\u`` (any character) or by a short escape of the character itself. When the
+    raw JSON holds none of these, a raw miss is a decoded miss, and no parse is needed.
+    """
+    chars = set(text.lower() + text.upper()) if ignore_case else set(text)
+    return ["\\u", *(escape for char, escape in _SIMPLE_ESCAPES.items() if char in chars)]
 
 
 def _decoded_may_hit(pattern: re.Pattern[str], facts: Any, index: int) -> bool:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import orjson
-
 from inspector.core.model import Finding, Message
+from inspector.core.scout.tool_facts import tool_name_of
 
 RESPONSE_ROLES = frozenset({"assistant", "function_call"})
 
@@ -28,15 +27,7 @@ class Call:
 
 
 def _tool_name(message: Message) -> str | None:
-    content = message.fields.get("content")
-    if not isinstance(content, str):
-        return None
-    try:
-        data = orjson.loads(content)
-    except orjson.JSONDecodeError:
-        return None
-    name = data.get("name") if isinstance(data, dict) else None
-    return name if isinstance(name, str) else None
+    return tool_name_of(message.fields.get("content"))
 
 
 @dataclass(slots=True)

@@ -63,12 +63,13 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[ExplainRow]:
     chat = inspection.chat
     facts = inspection.facts
     rows: list[ExplainRow] = []
+    decisions = prompt.decisions()  # one pass over the plan: much cheaper than a lookup per message
     for ref in RowNumbers.of(chat).refs:
         if ref < 0:
             rows.append(_consumed_row(len(rows), chat.consumed[-ref - 1]))
             continue
         index, message = ref, chat.messages[ref]
-        dec = prompt.decision(index)
+        dec = decisions[index]
         name, ident = facts.identity(index)
         rows.append(
             ExplainRow(

@@ -12,6 +12,7 @@ recent ones are cached), for the middle band, the detail pane and the analyses.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -58,7 +59,9 @@ class ToolFacts:
         self.messages = messages
         self.shortener = shortener  # the version's shorten_string: the cut text depends on it
         self.count = len(messages)
-        order, kinds, raw, parsed, self.failures, self.maybe_raises = _scan(messages, range(self.count - 1, -1, -1))
+        order, kinds, raw, parsed, self.failures, self.maybe_raises, self.idents = _scan(
+            messages, range(self.count - 1, -1, -1)
+        )
         self.order = order
         self.kinds = kinds
         self.raw = raw
@@ -86,7 +89,7 @@ class ToolFacts:
     def identity(self, index: int) -> tuple[object, object]:
         """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
         p = self.position.get(index)
-        return tool_identity(self.parsed[p]) if p is not None else (None, None)
+        return self.idents[p] if p is not None else (None, None)
 
     def prefix_facts(self, messages: list[Message]) -> ToolFacts:
         """The facts of ``messages``, which must equal this list's first ``len(messages)`` messages.
@@ -118,6 +121,7 @@ class ToolFacts:
         new._columns = None
         new._risky = None
         new.maybe_raises = self.maybe_raises[start:]
+        new.idents = self.idents[start:]
         new._char_sums = None
         new.shortener = self.shortener
         new.windows = {}
@@ -137,7 +141,7 @@ class ToolFacts:
         """The facts of ``messages``, whose first ``self.count`` messages equal this list's (a chat that grew):
         only the new messages are scanned; the newer tool positions go in front of the old ones."""
         old = self.count
-        order, kinds, raw, failed, failures, risks = _scan(messages, range(len(messages) - 1, old - 1, -1))
+        order, kinds, raw, failed, failures, risks, idents = _scan(messages, range(len(messages) - 1, old - 1, -1))
         shift = len(order)
         new = ToolFacts.__new__(ToolFacts)
         new.messages = messages
@@ -167,6 +171,7 @@ class ToolFacts:
         new.shortener = self.shortener
         new.windows = {}
         new.maybe_raises = risks + self.maybe_raises
+        new.idents = idents + self.idents
         new._char_sums = None
         return new
 
@@ -193,7 +198,11 @@ class ToolFacts:
             return known
         index = self.order[position]
         content = self.messages[index].fields.get("content")
-        data = rubyjson.parse(content)  # exact wide integers before writing them back
+        try:
+            # strict JSON keeps wide integers exact, as they must be written back
+            data = _FULL.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            data = rubyjson.parse(content)  # comments and the like: Ruby's reading, wide integers exact
         try:
             text = self._shorten(data, self.kinds[position])
         except _BandError as exc:
@@ -348,6 +357,8 @@ def _scan(messages: Any, indices: Any) -> Any:
     maybe_raises = bytearray()  # 1 where shortening might raise (a wrong type, a large array, an odd number)
     order_append, kinds_append, raw_append = order.append, kinds.append, raw.append
     risk_append = maybe_raises.append
+    idents: list[tuple[object, object]] = []  # (name, id) as tool_identity reads them, from the first reading
+    ident_append = idents.append
     check = _IDENTITY.decode
     careful = rubyjson.parse
     tool_roles = _TOOL_ROLES
@@ -366,6 +377,7 @@ def _scan(messages: Any, indices: Any) -> Any:
         content = message.fields.get("content")
         failed_data[len(order)] = data
         risk_append(1)
+        ident_append(tool_identity(data))
         order_append(index)
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
@@ -424,10 +436,20 @@ def _scan(messages: Any, indices: Any) -> Any:
             )
             continue
         risk_append(risky)
+        ident_append(_identity_of(shape) if data is _AN_OBJECT else tool_identity(data))
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
-    return order, kinds, raw, failed_data, failures, maybe_raises
+    return order, kinds, raw, failed_data, failures, maybe_raises, idents
+
+
+def _identity_of(shape: _Identity) -> tuple[object, object]:
+    """``tool_identity`` of the keys the first reading kept (names repeat: one string each)."""
+    name = shape.name
+    if name is None and isinstance(shape.function, dict):
+        name = shape.function.get("name")
+    ident = shape.id if shape.id is not None else shape.call_id
+    return (sys.intern(name) if type(name) is str else name), ident
 
 
 class _Identity(msgspec.Struct):
@@ -436,11 +458,39 @@ class _Identity(msgspec.Struct):
 
     name: object = None
     id: object = None
+    function: object = None  # older shapes: {"function": {"name": ...}, "call_id": ...}
+    call_id: object = None
     arguments: msgspec.Raw = msgspec.Raw(b"")
     content: msgspec.Raw = msgspec.Raw(b"")
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
+_FULL = msgspec.json.Decoder(dict[str, Any])
+
+
+class _Name(msgspec.Struct):
+    name: object = None
+
+
+_NAME = msgspec.json.Decoder(_Name)
+
+
+def tool_name_of(content: object) -> str | None:
+    """The ``name`` of a tool message's JSON text, reading nothing else (None when absent or not JSON)."""
+    if not isinstance(content, str):
+        return None
+    try:
+        # non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it
+        found = _NAME.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass")).name
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        try:
+            data = rubyjson.parse(content, False)
+        except rubyjson.RubyJSONError:
+            return None
+        found = data.get("name") if isinstance(data, dict) else None
+    return found if isinstance(found, str) else None
+
+
 _RECENT = 256  # parsed tool messages kept: a screenful, a search's recent hits
 
 

@@ -65,7 +65,7 @@ def load_path(path: Any, shown: str | None) -> Chat:
         parsed = None
     if parsed is None:
         return load_bytes(files.read_chat_bytes(path), shown)  # the careful path, which names the line at fault
-    return _build(parsed, shown, lambda: files.read_chat_bytes(path).decode("utf-8", "replace"))
+    return _build(parsed, shown, lambda: files.read_chat_bytes(path))
 
 
 def load_bytes(data: bytes, path: str | None) -> Chat:
@@ -110,13 +110,28 @@ def _build(data: Any, path: str | None, text: Any) -> Chat:
 
 
 class _Locator:
-    """Finds message lines on first use; ``text`` is a callable so bytes are decoded only then."""
+    """Finds message lines on first use; ``text`` is a callable (giving text, or bytes decoded only if needed).
+
+    A file on one line (JSON as most programs write it: raw newlines cannot stand inside its strings)
+    puts every message on that line, found without decoding or re-reading the file's structure.
+    """
 
     def __init__(self, text: Any):
         self.text = text
         self.lines: list[int] | None = None
+        self.single: int | None = None  # the line every message is on, for a one-line file
 
     def __call__(self, index: int) -> int | None:
+        if self.single is not None:
+            return self.single
         if self.lines is None:
-            self.lines = element_lines(self.text())
+            source = self.text()
+            newline = b"\n" if isinstance(source, bytes) else "\n"
+            body = source.rstrip()
+            if newline not in body.lstrip():
+                self.single = body.count(newline) + 1  # blank lines before the array only
+                return self.single
+            if isinstance(source, bytes):
+                source = source.decode("utf-8", "replace")
+            self.lines = element_lines(source)
         return self.lines[index] if index < len(self.lines) else None
