@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 from typing import Any
 
 import msgspec
@@ -47,6 +48,37 @@ def element_lines(text: str) -> list[int]:
 
 
 _DECODE = msgspec.json.Decoder().decode  # strict JSON; integers of any width kept exact, as Ruby does
+_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw]).decode  # the array's elements as views, unparsed
+STREAM_FROM = 16 << 20  # bytes: smaller files are parsed in one go
+RELEASE_EVERY = 16 << 20  # bytes parsed between two releases of the pages already read
+
+
+def decode_mapped(mapped: Any) -> Any:
+    """The JSON value of a mapped file. A large one holding non-ASCII text is parsed element by element,
+    handing back the pages already read as it goes: Python keeps such text at 2-4 bytes a character,
+    so the map and the strings together would otherwise peak at over three times the file."""
+    if len(mapped) < STREAM_FROM or not hasattr(mapped, "madvise") or mapped[:65536].isascii():
+        return _DECODE(mapped)
+    try:
+        elements = _ELEMENTS(mapped)
+    except msgspec.ValidationError:
+        return _DECODE(mapped)  # not an array: read whole, for the caller to say what it is
+    out: list[Any] = []
+    try:
+        mapped.madvise(mmap.MADV_DONTNEED)
+        read = 0
+        while elements:
+            element = elements.pop()  # from the end: each view is dropped once parsed
+            out.append(_DECODE(element))
+            read += len(element)
+            del element
+            if read >= RELEASE_EVERY:
+                mapped.madvise(mmap.MADV_DONTNEED)  # read-only file pages: dropped, read again if touched
+                read = 0
+    finally:
+        elements.clear()
+    out.reverse()
+    return out
 
 
 def load_path(path: Any, shown: str | None) -> Chat:
@@ -58,7 +90,7 @@ def load_path(path: Any, shown: str | None) -> Chat:
     try:
         with files.map_regular(path, files.CHAT_LIMIT, "chat") as mapped:
             try:
-                parsed = _DECODE(mapped)
+                parsed = decode_mapped(mapped)
             except (msgspec.DecodeError, RecursionError):
                 parsed = None
     except (OSError, ValueError):
