@@ -15,7 +15,7 @@ from inspector.core.errors import ScoutRaises
 from inspector.core.inspection import open_inspection
 from inspector.core.io import files
 from inspector.core.present.export import prepared_bytes
-from inspector.core.scout import files as scout_files
+from inspector.core.scout import named_files as scout_files
 
 
 def _deny(monkeypatch, name):

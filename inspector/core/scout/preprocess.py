@@ -22,7 +22,7 @@ from typing import Any
 from inspector.core.errors import InputError, ScoutRaises
 from inspector.core.io.files import DIRECTORY_LIMIT, Refused, size_text
 from inspector.core.model import Chat, Consumed, Finding, Message
-from inspector.core.scout.files import (
+from inspector.core.scout.named_files import (
     MAX_DIRECTORY_FILES,
     MAX_IMPORT_DEPTH,
     directory_files,
