@@ -115,3 +115,80 @@ def test_a_strategy_the_version_lacks_is_what_scout_ai_raises(tmp_path):
     assert "NoMethodError" in r.stderr and "try --scout-version 2.1" in r.stderr and "1.2.6, 2.1" in r.stderr
     r = run_cli("prepare", chat, "--no-scout-config", "--strategies", "shorten_tools_epoch_increment", environ=BASE)
     assert r.returncode == 0 and json.loads(r.stdout) == [{"role": "user", "content": "hi"}]
+
+
+def _epoch_chat(tmp_path, pairs=30):
+    items = [{"role": "user", "content": "go"}]
+    for i in range(pairs):
+        items.append(
+            {"role": "function_call", "content": json.dumps({"name": "ls", "arguments": {"p": f"{i}"}, "id": f"c{i}"})}
+        )
+        items.append(
+            {"role": "function_call_output", "content": json.dumps({"name": "ls", "content": "o" * 500, "id": f"c{i}"})}
+        )
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(items))
+    return path
+
+
+def test_sweep_and_diff_vary_epoch_settings(tmp_path):
+    chat = _epoch_chat(tmp_path)
+    small = [
+        "--set",
+        "epoch_tool_call_threshold=5",
+        "--set",
+        "epoch_full_tool_calls=2",
+        "--set",
+        "epoch_compacted_tool_calls=4",
+    ]
+    r = run_cli(
+        "sweep",
+        chat,
+        "--strategies",
+        "shorten_tools_epoch",
+        "--vary",
+        "epoch_size=1:5:2",
+        "--format",
+        "json",
+        "--no-scout-config",
+        *small,
+        environ=BASE,
+    )
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    # 30 outputs, threshold 5: pinned at 29 for sizes 1 and 3 (1 new + 2 full pairs), at 25 for size 5 (5 + 2);
+    # 4 outputs compacted each time (the calls have nothing long enough to cut)
+    assert [(row["value"], row["truncated"], row["dropped"]) for row in rows] == [(1, 4, 46), (3, 4, 46), (5, 4, 38)]
+    assert [row["messages"] for row in rows] == [15, 15, 23]
+    r = run_cli(
+        "diff",
+        chat,
+        "--strategies",
+        "shorten_tools_epoch_increment",
+        "--a",
+        "epoch_size=1",
+        "--b",
+        "epoch_size=2",
+        "--format",
+        "json",
+        "--no-scout-config",
+        *small,
+        environ=BASE,
+    )
+    assert r.returncode == 0, r.stderr
+    assert (
+        "epoch_size=1"
+        in run_cli(
+            "diff",
+            chat,
+            "--strategies",
+            "shorten_tools_epoch_increment",
+            "--a",
+            "epoch_size=1",
+            "--b",
+            "epoch_size=2",
+            "--no-scout-config",
+            *small,
+            environ=BASE,
+        ).stdout
+    )

@@ -7,7 +7,7 @@ from inspector.core.analysis.replan import apply, parse_value
 from inspector.core.errors import UsageError
 from inspector.core.present.cells import cell, table
 from inspector.core.scout.decision import Tier
-from inspector.core.scout.settings import KEYS
+from inspector.core.scout.settings import KEYS, SETTING_KEYS
 from inspector.core.scout.totals import Totals
 
 from .output import emit, scout_error, short_int, to_json
@@ -64,8 +64,12 @@ def run(args, inspection) -> int:
 
 
 def _setting(values, other) -> str:
-    keys = [k for k in KEYS if values[k] != other[k]] or list(KEYS)
-    return " ".join(f"{k}={values[k] if len(str(values[k])) < 20 else short_int(values[k])}" for k in keys)
+    keys = [k for k in SETTING_KEYS if values.setting(k) != other.setting(k)] or list(KEYS)
+    return " ".join(f"{k}={_shown(values.setting(k))}" for k in keys)
+
+
+def _shown(value: int | float) -> str:
+    return repr(value) if isinstance(value, float) else str(value) if len(str(value)) < 20 else short_int(value)
 
 
 def _totals(totals: Totals) -> str:

@@ -401,7 +401,9 @@ class InspectorApp(App):
     def _show_summary(self) -> None:
         chat = self.inspection.chat
         strategies = self.prompt.strategy_label
-        self.query_one(SummaryBar).show(self.call_label(), chat.format, strategies, self.totals)
+        self.query_one(SummaryBar).show(
+            self.call_label(), chat.format, strategies, self.totals, getattr(self.prompt, "version", "")
+        )
         lines, error = [], False
         if self.prompt.error is not None:
             error = True

@@ -16,7 +16,7 @@ from inspector.core.inspection import Inspection
 from inspector.core.numbering import RowNumbers
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.settings import SETTING_KEYS, Thresholds
 from inspector.core.scout.tool_facts import chars_of
 from inspector.core.scout.totals import Totals
 
@@ -61,7 +61,7 @@ class Comparison:
     changes: list[Change] = field(default_factory=list)
 
     def changed_keys(self) -> list[str]:
-        return [k for k in KEYS if self.a[k] != self.b[k]]
+        return [k for k in SETTING_KEYS if self.a.setting(k) != self.b.setting(k)]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -79,7 +79,7 @@ def _sent(prompt: Prompt, index: int) -> Any:
 
 def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Replanner | None = None) -> Comparison:
     rp = replanner or Replanner(inspection)
-    pa, pb = rp.prompt(a.as_tuple()), rp.prompt(b.as_tuple())
+    pa, pb = rp.prompt(a.key()), rp.prompt(b.key())
     result = Comparison(a, b, totals_a=pa.totals(), totals_b=pb.totals())
     facts = inspection.facts
     candidates: Iterable[int]

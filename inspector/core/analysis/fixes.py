@@ -438,10 +438,10 @@ def find_fixes(
             return shows(rp.at(key, value))
 
         def alone(value: int, key: str = key) -> bool:
-            return modelled(rp.values_for(key, value), False)
+            return modelled(rp.thresholds_for(key, value), False)
 
         def paired(value: int, key: str = key) -> bool:
-            return modelled(rp.values_for(key, value), True)
+            return modelled(rp.thresholds_for(key, value), True)
 
         found: Found | None = None
         if model is not None:

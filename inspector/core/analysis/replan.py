@@ -13,7 +13,7 @@ from typing import Any
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.scout.prepare import Prompt, prepare_prompt
-from inspector.core.scout.settings import KEYS, Source, Thresholds, ruby_to_i, shown
+from inspector.core.scout.settings import EPOCH_KEYS, KEYS, SETTING_KEYS, Source, Thresholds, ruby_to_i, shown
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
 from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
@@ -41,32 +41,39 @@ class Replanner:
         other._cache = self._cache
         return other
 
-    def values_for(self, key: str, value: int, base: Thresholds | None = None) -> tuple[int, int, int, int, int]:
-        """The five values with ``key`` set to ``value`` (max_tool_outputs following when it does)."""
+    def values_for(self, key: str, value: int, base: Thresholds | None = None) -> tuple[int | float, ...]:
+        """Every setting with ``key`` set to ``value`` (max_tool_outputs following when it does)."""
+        return (base or self.base).with_value(key, value).key()
+
+    def thresholds_for(self, key: str, value: int, base: Thresholds | None = None) -> tuple[int, int, int, int, int]:
+        """shorten_tools' five values with ``key`` set to ``value``."""
         return (base or self.base).with_value(key, value).as_tuple()
 
-    def prompt(self, values: tuple[int, int, int, int, int], cache: bool = True) -> Prompt:
-        """The prompt under ``values``; ``cache=False`` for one-pass walks such as a sweep."""
+    def prompt(self, values: tuple[int | float, ...], cache: bool = True) -> Prompt:
+        """The prompt under ``values`` (the five thresholds, or every setting in SETTING_KEYS order);
+        ``cache=False`` for one-pass walks such as a sweep."""
         base = self.base
-        key = (values, base.key()[len(values) :])  # the epoch strategies' settings come from the base
-        found = self._cache.get(key)
+        every = values if len(values) == len(SETTING_KEYS) else (*values, *base.key()[len(values) :])
+        found = self._cache.get(every)
         if found is None:
             inspection = self.inspection
             version = inspection.version_for(self.spec)
+            rest = dict(zip(SETTING_KEYS, every))
             found = prepare_prompt(
                 inspection.chat.messages,
                 self.spec,
-                values,
+                tuple(int(v) for v in every[: len(KEYS)]),  # type: ignore[arg-type]
                 inspection.facts_for(version),
-                EpochSettings.of(base),
+                EpochSettings(*(int(rest[k]) for k in EPOCH_KEYS)),
                 version,
-                IncrementSettings.of(base),
+                IncrementSettings.from_values(rest),
+                inspection.injected_for(version),
             )
             if cache:
                 limit = max(16, CACHE_CELLS // max(1, len(inspection.facts.order)))
                 if len(self._cache) >= limit:
                     self._cache.clear()  # searches revisit recent values; old ones are not worth the memory
-                self._cache[key] = found
+                self._cache[every] = found
         return found
 
     def at(self, key: str, value: int, base: Thresholds | None = None, cache: bool = True) -> Prompt:
@@ -95,8 +102,8 @@ def output_count(inspection: Inspection) -> int:
 
 def parse_value(key: str, text: str) -> int:
     """A threshold value typed for a sweep or a comparison: a plain integer (``_`` and ``,`` allowed)."""
-    if key not in KEYS:
-        raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+    if key not in SETTING_KEYS:
+        raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
     cleaned = text.strip().replace(",", "").replace("_", "")
     if not re.fullmatch(r"[+-]?[0-9]+", cleaned, re.ASCII):
         raise UsageError(f"{key} needs an integer, got {shown(text)}")

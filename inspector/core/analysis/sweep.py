@@ -13,7 +13,7 @@ from inspector.core.analysis.replan import Replanner, output_count, parse_value,
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.scout import decision as d
-from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.scout.settings import SETTING_KEYS, Thresholds
 from inspector.core.scout.totals import estimate_tokens
 
 MAX_VALUES = 100_000  # a typo in STEP should not plan for an hour
@@ -47,8 +47,8 @@ def parse_range(spec: str) -> tuple[str, list[int]]:
     key = key.strip().lower()
     if not sep:
         raise UsageError(f"--vary expects KEY=START:STOP:STEP, got {spec!r}")
-    if key not in KEYS:
-        raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+    if key not in SETTING_KEYS:
+        raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
     parts = rest.split(":")
     if len(parts) not in (2, 3):
         raise UsageError(f"--vary expects KEY=START:STOP:STEP, got {spec!r}")
@@ -72,8 +72,8 @@ def sweep(
     replanner: Replanner | None = None,
 ) -> list[SweepRow]:
     """One row per value of ``key``, the other thresholds as in ``base`` (default: those in force)."""
-    if key not in KEYS:
-        raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+    if key not in SETTING_KEYS:
+        raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
     rp = replanner or Replanner(inspection, base)
     rows = []
     for value in values:
@@ -102,8 +102,8 @@ def axis(inspection: Inspection, key: str, columns: int = 30) -> list[int]:
     Past the tool output count (counts) or the total tool characters (max_tool_chars)
     every value plans the same, so the range stops one past it; the app charts these.
     """
-    if key not in KEYS:
-        raise UsageError(f"unknown threshold {key!r}; known: {', '.join(KEYS)}")
+    if key not in SETTING_KEYS:
+        raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
     top = (inspection.facts.prefix[-1] if key == "max_tool_chars" else output_count(inspection)) + 1
     if top < columns:
         return list(range(top + 1))

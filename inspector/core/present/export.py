@@ -13,7 +13,7 @@ import orjson
 from inspector.core.analysis.audit import audit
 from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.io.printers import PRINTERS, render, render_chunks
+from inspector.core.io.printers import PRINTERS, render_chunks
 from inspector.core.present import explain_report as report
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
@@ -31,19 +31,19 @@ def json_text(data: Any) -> str:
 
 
 def prepared_bytes(prompt: Prompt, fmt: str) -> bytes:
-    """The prepared prompt in ``fmt``; refuses when scout-ai would raise (prepare exits 3)."""
-    if fmt not in PRINTERS:
-        raise UsageError(f"unknown format {fmt!r}; known: {', '.join(PRINTERS)}")
-    if prompt.error is not None:
-        raise UsageError(f"scout-ai would raise, nothing is sent: {prompt.error.describe()}")
+    """The prepared prompt in ``fmt``, whole (the app's export): the pieces `prepare` writes, joined.
+
+    Refuses when scout-ai would raise (prepare exits 3), JSON.generate's own refusals included.
+    """
     try:
-        return render(fmt, prompt.messages())
+        return b"".join(prepared_chunks(prompt, fmt))
     except RubyJSONError as exc:  # e.g. an infinite number (1e400): JSON.generate refuses it
         raise ScoutRaises(f"scout-ai would raise {exc.exception}: {exc}") from None
 
 
 def prepared_chunks(prompt: Prompt, fmt: str) -> Iterator[bytes]:
-    """``prepared_bytes`` as pieces (a large JSON prompt is never held whole); the same refusals, up front."""
+    """The prepared prompt in ``fmt`` as pieces (a large JSON prompt is never held whole); the
+    refusals come up front, before any piece."""
     if fmt not in PRINTERS:
         raise UsageError(f"unknown format {fmt!r}; known: {', '.join(PRINTERS)}")
     if prompt.error is not None:
