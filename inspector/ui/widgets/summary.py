@@ -45,18 +45,26 @@ def fitting(variants: list[str], width: int) -> str:
 
 
 def summary_lines(
-    file: str, fmt: str, strategies: str, totals: Totals, width: int = 10_000, compact: bool = False
+    file: str,
+    fmt: str,
+    strategies: str,
+    totals: Totals,
+    width: int = 10_000,
+    compact: bool = False,
+    version: str = "",
 ) -> list[str]:
     """The header as lines of at most ``width`` cells where possible: two lines, or one when ``compact``."""
     name = one_line(file, 200)
     short_name = one_line(file.rsplit("/", 1)[-1], 80)
     strategies = one_line(strategies, 80)
     figures = totals_variants(totals)
+    scout = f"  ·  scout-ai {one_line(version, 40)}" if version else ""
     if compact:
         return [fitting([f"{short_name} · {strategies} · {v}" for v in figures] + figures, width)]
     first = fitting(
         [
-            f"{name}  ·  format {one_line(fmt, 40)}  ·  strategies {strategies}",
+            f"{name}  ·  format {one_line(fmt, 40)}{scout}  ·  strategies {strategies}",
+            f"{short_name}  ·  format {one_line(fmt, 40)}{scout}  ·  strategies {strategies}",
             f"{short_name}  ·  format {one_line(fmt, 40)}  ·  strategies {strategies}",
             f"{short_name} · strategies {strategies}",
             f"{short_name} · {strategies}",
@@ -79,10 +87,10 @@ class SummaryBar(Static):
         super().__init__(*args, **kwargs)
         self.figures: tuple | None = None  # what was last shown, redrawn on a resize
 
-    def show(self, file: str, fmt: str, strategies: str, totals: Totals) -> None:
-        self.figures = (file, fmt, strategies, totals)
+    def show(self, file: str, fmt: str, strategies: str, totals: Totals, version: str = "") -> None:
+        self.figures = (file, fmt, strategies, totals, version)
         width = (self.size.width or self.app.size.width) - 2  # less the padding
-        lines = summary_lines(file, fmt, strategies, totals, width, self.compact)
+        lines = summary_lines(file, fmt, strategies, totals, width, self.compact, version)
         if tuple(lines) != self.shown:  # an update costs a layout pass: skip it when nothing changed
             self.shown = tuple(lines)
             self.update(Content.assemble((lines[0], "bold"), *[x for line in lines[1:] for x in ("\n", line)]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 from typing import Any
 
 import msgspec
@@ -47,6 +48,37 @@ def element_lines(text: str) -> list[int]:
 
 
 _DECODE = msgspec.json.Decoder().decode  # strict JSON; integers of any width kept exact, as Ruby does
+_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw]).decode  # the array's elements as views, unparsed
+STREAM_FROM = 16 << 20  # bytes: smaller files are parsed in one go
+RELEASE_EVERY = 16 << 20  # bytes parsed between two releases of the pages already read
+
+
+def decode_mapped(mapped: Any) -> Any:
+    """The JSON value of a mapped file. A large one holding non-ASCII text is parsed element by element,
+    handing back the pages already read as it goes: Python keeps such text at 2-4 bytes a character,
+    so the map and the strings together would otherwise peak at over three times the file."""
+    if len(mapped) < STREAM_FROM or not hasattr(mapped, "madvise") or mapped[:65536].isascii():
+        return _DECODE(mapped)
+    try:
+        elements = _ELEMENTS(mapped)
+    except msgspec.ValidationError:
+        return _DECODE(mapped)  # not an array: read whole, for the caller to say what it is
+    out: list[Any] = []
+    try:
+        mapped.madvise(mmap.MADV_DONTNEED)
+        read = 0
+        while elements:
+            element = elements.pop()  # from the end: each view is dropped once parsed
+            out.append(_DECODE(element))
+            read += len(element)
+            del element
+            if read >= RELEASE_EVERY:
+                mapped.madvise(mmap.MADV_DONTNEED)  # read-only file pages: dropped, read again if touched
+                read = 0
+    finally:
+        elements.clear()
+    out.reverse()
+    return out
 
 
 def load_path(path: Any, shown: str | None) -> Chat:
@@ -58,14 +90,14 @@ def load_path(path: Any, shown: str | None) -> Chat:
     try:
         with files.map_regular(path, files.CHAT_LIMIT, "chat") as mapped:
             try:
-                parsed = _DECODE(mapped)
+                parsed = decode_mapped(mapped)
             except (msgspec.DecodeError, RecursionError):
                 parsed = None
     except (OSError, ValueError):
         parsed = None
     if parsed is None:
         return load_bytes(files.read_chat_bytes(path), shown)  # the careful path, which names the line at fault
-    return _build(parsed, shown, lambda: files.read_chat_bytes(path))
+    return _build(parsed, shown, lambda: files.read_chat_bytes(path), lambda: one_line(path))
 
 
 def load_bytes(data: bytes, path: str | None) -> Chat:
@@ -94,7 +126,37 @@ def load(text: str, path: str | None) -> Chat:
     return _build(data, path, lambda: text)
 
 
-def _build(data: Any, path: str | None, text: Any) -> Chat:
+def one_line(path: Any, chunk: int = 1 << 22) -> int | None:
+    """The line every message of a JSON file is on when its content fits one line, else None.
+
+    Read in pieces (a large file is neither held in memory nor decoded): a JSON string cannot hold a
+    raw newline, so a file whose newlines all stand before or after its content is one line.
+    """
+    blank = b" \t\r\n"
+    before = 0  # newlines before the content starts
+    started = pending = False  # content seen; a newline seen after it (fine if only blanks follow)
+    try:
+        with open(path, "rb") as handle:
+            while piece := handle.read(chunk):
+                if not started:
+                    body = piece.lstrip(blank)
+                    before += piece.count(b"\n", 0, len(piece) - len(body))
+                    if not body:
+                        continue
+                    started, piece = True, body
+                if pending and piece.strip(blank):
+                    return None
+                at = piece.find(b"\n")
+                if at >= 0:
+                    if piece[at:].strip(blank):
+                        return None
+                    pending = True
+    except OSError:
+        return None
+    return before + 1 if started else None
+
+
+def _build(data: Any, path: str | None, text: Any, single: Any = None) -> Chat:
     if not isinstance(data, list):
         kinds: dict[type, str] = {dict: "an object", str: "a string"}
         kind = kinds.get(type(data), type(data).__name__)
@@ -106,7 +168,7 @@ def _build(data: Any, path: str | None, text: Any) -> Chat:
             line = _Locator(text)(index)
             raise InputError(f"message {index} is {kind}, not an object with role and content", path, line)
         messages.append(Message(item))
-    return Chat(messages, path=path, format=NAME, locator=_Locator(text))
+    return Chat(messages, path=path, format=NAME, locator=_Locator(text, single))
 
 
 class _Locator:
@@ -116,14 +178,19 @@ class _Locator:
     puts every message on that line, found without decoding or re-reading the file's structure.
     """
 
-    def __init__(self, text: Any):
+    def __init__(self, text: Any, single: Any = None):
         self.text = text
         self.lines: list[int] | None = None
         self.single: int | None = None  # the line every message is on, for a one-line file
+        self.find_single = single  # finds that line without reading the file whole (None: from the text)
 
     def __call__(self, index: int) -> int | None:
         if self.single is not None:
             return self.single
+        if self.lines is None and self.find_single is not None:
+            self.single, self.find_single = self.find_single(), None
+            if self.single is not None:
+                return self.single
         if self.lines is None:
             source = self.text()
             newline = b"\n" if isinstance(source, bytes) else "\n"
