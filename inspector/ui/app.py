@@ -493,7 +493,7 @@ class InspectorApp(App):
         if self.compare_panel.pinned is None:
             self.notify("pin the current thresholds as A first (b)", severity="warning")
             return
-        self.compare_panel.options.focus()
+        self.screen.set_focus(self.compare_panel.options)
 
     @on(ComparePanel.Changed)
     def _compare_changed(self, event: ComparePanel.Changed) -> None:
@@ -580,7 +580,7 @@ class InspectorApp(App):
         pane.border_title = f"detail · #{row}"
 
     # -- navigation -------------------------------------------------------------------
-    def go_to_row(self, row: int) -> None:
+    def go_to_row(self, row: int, focus: bool = True) -> None:
         if self.rows is None:
             return
         if not 0 <= row < len(self.rows):
@@ -589,7 +589,8 @@ class InspectorApp(App):
         self.view.go_to_row(row)
         if self.view.current_row != row:
             self.notify(f"message #{row} is hidden by the filter; showing the next row", severity="warning")
-        self.view.focus()
+        if focus:
+            self.view.focus()  # may run as a dialog closes: the focus lands once the main screen is back
 
     def _jump_to_cut(self, step: int) -> None:
         view = self.view
@@ -607,11 +608,14 @@ class InspectorApp(App):
     def action_prev_cut(self) -> None:
         self._jump_to_cut(-1)
 
+    # Focus moves with screen.set_focus, at once: Widget.focus() lands a refresh later, and keys
+    # typed right after (Enter then End, a fix then j) would still go to the old widget.
     def action_focus_list(self) -> None:
-        self.view.focus()
+        self.screen.set_focus(self.view)
 
     def action_focus_detail(self) -> None:
-        self.query_one(DetailPane).focus()
+        self.show_detail()  # the current row now, not when its Highlighted message arrives after the next keys
+        self.screen.set_focus(self.query_one(DetailPane))
 
     def action_toggle_header(self) -> None:
         bar = self.query_one(SummaryBar)
@@ -627,21 +631,22 @@ class InspectorApp(App):
     def action_search(self) -> None:
         self.open_prompt_bar("search", self.view.search_query)
 
-    @on(DetailPane.Leave)
     @on(PromptBar.Closed)
     def _prompt_closed(self) -> None:
-        self.view.focus()
+        if self.focused is None:
+            self.screen.set_focus(self.view)
 
     @on(PromptBar.Done)
     def _prompt_done(self, event: PromptBar.Done) -> None:
-        self.view.focus()
+        if self.focused is None:  # keys typed after Enter may have moved it already (Enter again: the detail)
+            self.screen.set_focus(self.view)
         if event.mode == "why":
             self.open_why(event.value)
             return
         if event.mode == "goto":
             text = event.value.strip().lstrip("#")
             if text.isdigit():
-                self.go_to_row(int(text))
+                self.go_to_row(int(text), focus=False)
             elif text:
                 self.notify("a message number is digits only", severity="warning")
             return

@@ -10,7 +10,7 @@ from textual.widgets import Input
 from inspector.ui.screens.export import ExportScreen
 from inspector.ui.widgets.thresholds import ThresholdEditor
 
-from .conftest import settle
+from .conftest import screen_text, settle
 
 
 async def test_a_burst_in_a_threshold_field_leaves_exactly_what_was_typed(make_app):
@@ -161,3 +161,17 @@ async def test_keys_after_t_closes_the_editor_reach_the_list(make_app):
         assert not app.editor.has_class("-open")
         assert app.editor.query_one("#th-full_tool_calls").value == "05"
         assert app.view.search_query == "retry" and app.view.current_row in app.view.search_hits
+
+
+async def test_keys_after_enter_and_escape_reach_the_detail_then_the_list(make_app):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        queue_keys(app, ["g", *"41", "enter", "enter"])  # to #41 and into its detail
+        await settle(app, pilot)
+        pane = app.query_one("#detail")
+        assert app.focused is pane and app.view.current_row == 41
+        assert "#41  role function_call_output" in screen_text(app)
+        queue_keys(app, ["escape", "j"])
+        await settle(app, pilot)
+        assert app.focused is app.view and app.view.current_row == 42

@@ -9,7 +9,6 @@ message sits far below its original), and a search hit in the message is selecte
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.message import Message
 from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
 
@@ -24,7 +23,7 @@ class DetailPane(TextArea):
     DetailPane:focus { border: round $accent; }
     """
     BINDINGS = [
-        Binding("escape", "leave", "Back to list", show=False),
+        Binding("escape", "app.focus_list", "Back to list", show=False),  # at once: keys typed next go to the list
         Binding("home", "top", "Top", show=False),
         Binding("end,G", "bottom", "Bottom", show=False),
         Binding("o", "section('original')", "Original", show=False),
@@ -74,12 +73,6 @@ class DetailPane(TextArea):
                 return True
         return False
 
-    class Leave(Message):
-        """Esc: back to the list."""
-
-    def action_leave(self) -> None:
-        self.post_message(self.Leave())
-
     def action_top(self) -> None:
         self.move_cursor((0, 0))
         self.scroll_home(animate=False)
@@ -87,6 +80,8 @@ class DetailPane(TextArea):
     def action_bottom(self) -> None:
         self.move_cursor(self.document.end)
         self.scroll_end(animate=False)
+        # a text loaded a moment ago is measured on the next refresh: scroll again then
+        self.call_after_refresh(self.scroll_end, animate=False)
 
     def action_section(self, section: str) -> None:
         line = self.section_line(section)
