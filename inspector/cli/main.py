@@ -230,6 +230,9 @@ def _run_headless(args: argparse.Namespace) -> int:
         # explain lists the loader's findings in its output, in every format; the others note them here
         for finding in () if args.command == "explain" else inspection.chat.findings:
             _note_finding(args, finding)
+        if inspection.version_for(inspection.strategy_spec).passes_save_file:
+            for text in inspection.inbox().notes:  # the inbox record beside the chat (2.x), read-only
+                note(text)
         return command.run(args, inspection)
     except ScoutRaises as exc:
         return fail(str(exc), EXIT_SCOUT)

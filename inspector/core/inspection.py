@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.core.io.formats import load_chat
-from inspector.core.model import Chat
+from inspector.core.model import Chat, Message
 from inspector.core.scout import versions
+from inspector.core.scout.inbox import InboxReading, read_inbox
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.settings import Thresholds, resolve, strategies_setting
 from inspector.core.scout.shorten import Shortener
@@ -19,6 +20,7 @@ from inspector.core.scout.tool_facts import ToolFacts
 class Inspection:
     __slots__ = (
         "_facts_by_shortener",
+        "_inbox",
         "chat",
         "config_strategies",
         "epoch",
@@ -52,6 +54,16 @@ class Inspection:
         )
         self.facts = facts if facts is not None else ToolFacts(chat.messages, self.version.shortener)
         self._facts_by_shortener: dict[Shortener, ToolFacts] = {self.facts.shortener: self.facts}
+        self._inbox: InboxReading | None = None
+
+    def inbox(self) -> InboxReading:
+        """What 2.x's inbox appended, rebuilt read-only from the inbox_removed/ folders beside the chat."""
+        if self._inbox is None:
+            self._inbox = read_inbox(self.chat.path)
+        return self._inbox
+
+    def injected_for(self, version: versions.ScoutVersion) -> list[Message] | None:
+        return self.inbox().messages if version.passes_save_file else None
 
     def version_for(self, spec: StrategySpec | None) -> versions.ScoutVersion:
         """The version given at start, else the earliest that has every strategy of ``spec``."""
@@ -93,6 +105,7 @@ class Inspection:
             epoch,
             version,
             IncrementSettings.of(thresholds),
+            self.injected_for(version),
         )
 
 

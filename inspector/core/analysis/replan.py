@@ -67,6 +67,7 @@ class Replanner:
                 EpochSettings(*(int(rest[k]) for k in EPOCH_KEYS)),
                 version,
                 IncrementSettings.from_values(rest),
+                inspection.injected_for(version),
             )
             if cache:
                 limit = max(16, CACHE_CELLS // max(1, len(inspection.facts.order)))

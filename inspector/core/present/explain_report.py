@@ -88,6 +88,29 @@ def explain_rows(inspection: Inspection, prompt: Prompt) -> list[ExplainRow]:
                 dec.detail or None,
             )
         )
+    for at, message in prompt.inserted():
+        # a message a strategy added: the epoch strategies' notice, or one inbox appended from a file
+        content = message.fields.get("content")
+        injected = message.source
+        rows.append(
+            ExplainRow(
+                len(rows),
+                message.fields.get("role"),
+                None,
+                None,
+                d.INJECTED if injected else d.INSERTED,
+                "inbox (approximate: rebuilt from inbox_removed/)" if injected else "compaction notice",
+                0,
+                chars_of(content),
+                None,
+                None,
+                None,
+                None,
+                f"{injected}"
+                if injected
+                else f"sent as message {at} of the prepared list: {one_line(str(content), 120)}",
+            )
+        )
     return rows
 
 

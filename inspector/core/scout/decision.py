@@ -17,6 +17,8 @@ class Tier(StrEnum):
     CONSUMED = "consumed"  # removed or rewritten before the strategies ran
     ERROR = "error"  # scout-ai raises on this message
     UNDECIDED = "undecided"  # older than the message scout-ai raised on: never reached
+    INSERTED = "inserted"  # added by a strategy (the epoch strategies' compaction notice): not in the chat
+    INJECTED = "injected"  # appended by 2.x's inbox from a file: rebuilt from inbox_removed/, approximate
 
 
 class Reason(StrEnum):
@@ -46,6 +48,7 @@ class Reason(StrEnum):
 # Short module-level names: the plans refer to these in their hot loops.
 FULL, TRUNCATED, DROPPED, CONSUMED = Tier.FULL, Tier.TRUNCATED, Tier.DROPPED, Tier.CONSUMED
 ERROR, UNDECIDED = Tier.ERROR, Tier.UNDECIDED
+INSERTED, INJECTED = Tier.INSERTED, Tier.INJECTED
 TIERS = tuple(Tier)
 
 RECENT, BUDGET, BEYOND_MAX, MIDDLE = Reason.RECENT, Reason.BUDGET, Reason.BEYOND_MAX, Reason.MIDDLE

@@ -48,6 +48,8 @@ class Prompt:
         self.strategies = strategies
         self.plan = plan  # set when the list is just [shorten_tools]: decisions come lazily from it
         self.stage = stage  # an epoch strategy's WindowPlan (or none's): the same, through the same methods
+        self.version = ""  # the scout-ai version whose prompt layer made it (set by prepare_prompt)
+        self.appended: list[Message] = []  # what 2.x's inbox appended (rebuilt read-only from inbox_removed/)
         # the chain path (plan and stage None) always passes prepared messages and decisions
         self._prepared: list[Message] = prepared or []
         self._origins = origins
@@ -63,6 +65,11 @@ class Prompt:
     def messages(self) -> list[Message]:
         if self.error is not None:
             return []
+        if self.appended:
+            return [*self._messages(), *self.appended]
+        return self._messages()
+
+    def _messages(self) -> list[Message]:
         if self.plan is not None:
             return self.plan.messages()
         if self.stage is not None:
@@ -73,6 +80,11 @@ class Prompt:
         """For each prepared message, the original index it came from (-1: inserted by a strategy)."""
         if self.error is not None:
             return []
+        if self.appended:
+            return [*self._origin_list(), *([-1] * len(self.appended))]
+        return self._origin_list()
+
+    def _origin_list(self) -> list[int]:
         if self.plan is not None:
             return self.plan.origins()
         if self.stage is not None:
@@ -160,6 +172,32 @@ class Prompt:
 
 
 def prepare_prompt(
+    messages: list[Message],
+    strategies: Any = None,
+    thresholds: tuple[int, int, int, int, int] | None = None,
+    facts: ToolFacts | None = None,
+    epoch: EpochSettings | None = None,
+    version: versions.ScoutVersion | None = None,
+    increment_settings: increment.IncrementSettings | None = None,
+    injected: list[Message] | None = None,
+) -> Prompt:
+    """Apply the strategies as scout-ai does (see _prepare); the prompt names the version that ran.
+
+    ``injected``: the messages 2.x's inbox appended (inbox.read_inbox), added when ``inbox`` runs.
+    """
+    if version is None:
+        found = None if strategies is None or callable(strategies) else parse_spec(strategies, validate=False)
+        version = versions.infer(None if found is None or callable(found) else found)
+    prompt = _prepare(messages, strategies, thresholds, facts, epoch, version, increment_settings)
+    prompt.version = version.name
+    if injected and prompt.error is None and version.passes_save_file:
+        names = parse_spec(strategies, version.default, validate=False)
+        if not callable(names) and "inbox" in names:
+            prompt.appended = list(injected)  # Chat.setup(messages + additions): at the end
+    return prompt
+
+
+def _prepare(
     messages: list[Message],
     strategies: Any = None,
     thresholds: tuple[int, int, int, int, int] | None = None,

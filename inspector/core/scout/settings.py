@@ -280,7 +280,7 @@ def _read(text: str, key: str, source_text: str, warnings: list[str]) -> int | f
     if key in FLOAT_KEYS:
         number = ruby_to_f(text)
         if not _PLAIN_FLOAT.fullmatch(text):
-            warnings.append(f"{key}={text!r} from {source_text} is read by scout-ai as {number!r}")
+            warnings.append(f"{key}={shown(text)} from {source_text} is read by scout-ai as {number!r}")
         return number
     value = ruby_to_i(text)
     name = key.upper() if source_text.startswith("the environment") else key

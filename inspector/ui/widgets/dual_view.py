@@ -31,7 +31,16 @@ from ..keymap import VIEW_ACTIONS, bindings
 from ..messages import SearchDone, report_failure
 from ..searching import next_hit
 
-GLYPHS = {d.FULL: "=", d.TRUNCATED: "✂", d.DROPPED: "✗", d.CONSUMED: "⊘", d.ERROR: "!", d.UNDECIDED: "?"}
+GLYPHS = {
+    d.FULL: "=",
+    d.TRUNCATED: "✂",
+    d.DROPPED: "✗",
+    d.CONSUMED: "⊘",
+    d.ERROR: "!",
+    d.UNDECIDED: "?",
+    d.INSERTED: "+",
+    d.INJECTED: "»",
+}
 LABELS = {
     d.FULL: "full",
     d.TRUNCATED: "truncated",
@@ -39,6 +48,8 @@ LABELS = {
     d.CONSUMED: "consumed",
     d.ERROR: "error",
     d.UNDECIDED: "not reached",
+    d.INSERTED: "inserted",
+    d.INJECTED: "injected",
 }
 
 

@@ -15,9 +15,10 @@ from inspector.core.scout.totals import Totals
 from .dual_view import GLYPHS, LABELS
 
 
-def summary_lines(file: str, fmt: str, strategies: str, totals: Totals) -> tuple[str, str]:
+def summary_lines(file: str, fmt: str, strategies: str, totals: Totals, version: str = "") -> tuple[str, str]:
     counts = "  ".join(f"{GLYPHS[t]} {n:,} {LABELS[t]}" for t, n in totals.shown_tiers().items())
-    first = f"{one_line(file, 200)}  ·  format {one_line(fmt, 40)}  ·  strategies {one_line(strategies, 80)}"
+    scout = f"  ·  scout-ai {version}" if version else ""
+    first = f"{one_line(file, 200)}  ·  format {one_line(fmt, 40)}{scout}  ·  strategies {one_line(strategies, 80)}"
     second = (
         f"messages {totals.messages:,} -> {totals.visible_messages:,} sent  │  {counts}  │  "
         f"tool chars {totals.tool_chars_before:,} -> {totals.tool_chars_after:,}  │  "
@@ -33,8 +34,8 @@ class SummaryBar(Static):
 
     shown: tuple = ()
 
-    def show(self, file: str, fmt: str, strategies: str, totals: Totals) -> None:
-        first, second = summary_lines(file, fmt, strategies, totals)
+    def show(self, file: str, fmt: str, strategies: str, totals: Totals, version: str = "") -> None:
+        first, second = summary_lines(file, fmt, strategies, totals, version)
         if (first, second) != self.shown:  # an update costs a layout pass: skip it when nothing changed
             self.shown = (first, second)
             self.update(Content.assemble((first, "bold"), "\n", Content(second)))
