@@ -206,3 +206,22 @@ def test_shared_rows_and_facts_at_a_call_equal_fresh_ones(tmp_path, seed):
         assert (facts.tool_chars(), facts.nontool_chars()) == (again.tool_chars(), again.nontool_chars())
         assert (facts.order, facts.outs, facts.prefix) == (again.order, again.outs, again.prefix)
     assert history.prefix_counts
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_band_raises_agrees_with_shortening(seed):
+    import chatgen
+
+    from inspector.core.scout.tool_facts import FAIL, ToolFacts
+
+    items = chatgen.chat(seed, messages=80, traps=True)
+    items.append({"role": "function_call", "content": json.dumps({"name": "x", "arguments": {"n": 1e300}, "id": "i"})})
+    items.append({"role": "function_call_output", "content": '{"name":"x","content":"' + "y" * 300 + '","z":1e400}'})
+    facts = ToolFacts([Message(dict(i)) for i in items])
+    for p in range(len(facts.order)):
+        if facts.kinds[p] == FAIL:
+            continue
+        said = facts.band_raises(p)
+        facts.shortened(p)
+        if said is not None:
+            assert said == (p in facts.band_errors), p

@@ -128,6 +128,7 @@ class InspectorApp(App):
         self.following = follow
         self.follower: Follower | None = None
         self._follow_timer: Timer | None = None
+        self._follow_worker: Worker | None = None
         self._strip_timer: Timer | None = None
 
     def notify(self, message: str, **kwargs) -> None:
@@ -841,7 +842,11 @@ class InspectorApp(App):
             note = f"sent at calls {line.first}-{line.last_seen}"
             note += f", cut from {cut}" if cut is not None and cut <= line.last_seen else ""
             note += f", hidden from {line.hidden_from}" if line.hidden_from is not None else ", to the last"
-        self.query_one(CallStrip).show(f"#{self.view.current_row} over {total} calls", tiers, self.call, note)
+        try:
+            strip = self.query_one(CallStrip)
+        except NoMatches:  # the app is closing
+            return
+        strip.show(f"#{self.view.current_row} over {total} calls", tiers, self.call, note)
 
     # -- follow the file ----------------------------------------------------------------
     def action_toggle_follow(self) -> None:
@@ -861,10 +866,12 @@ class InspectorApp(App):
             self._follow_timer = self.set_interval(self.follow_every, self._poll_follow)
 
     def _poll_follow(self) -> None:
-        if self.follower is not None and self.following:
-            self._follow(self.follower)
+        # one look at a time, never cancelled: a look cut short could lose an append it already read
+        running = self._follow_worker is not None and not self._follow_worker.is_finished
+        if self.follower is not None and self.following and not running:
+            self._follow_worker = self._follow(self.follower)
 
-    @work(thread=True, exclusive=True, group="follow", description="following the file", exit_on_error=False)
+    @work(thread=True, group="follow", description="following the file", exit_on_error=False)
     def _follow(self, follower: Follower) -> None:
         update = follower.poll()
         if update is not None:

@@ -12,6 +12,7 @@ recent ones are cached), for the middle band, the detail pane and the analyses.
 
 from __future__ import annotations
 
+import re
 import sys
 from bisect import bisect_left
 from collections import OrderedDict
@@ -281,7 +282,11 @@ class ToolFacts:
         if self.short[position] is not None:
             return position in self.band_errors
         if not self.maybe_raises[position]:
-            return False  # plain types seen by the first reading, and strict JSON has no non-finite number
+            # plain types seen by the first reading; strict JSON still reads 1e400 as Infinity, which
+            # scout-ai's JSON.generate refuses when it writes the message back
+            content = self.messages[self.order[position]].fields.get("content")
+            if not (isinstance(content, str) and _MAYBE_INFINITE.search(content)):
+                return False
         data = self.parsed[position]
         if self.kinds[position] == CALL:
             if type(data.get("arguments")) is not dict:
@@ -465,6 +470,8 @@ class _Identity(msgspec.Struct):
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
+# a number with a three-digit exponent or hundreds of digits may be read as a non-finite float
+_MAYBE_INFINITE = re.compile(r"[eE][+-]?\d{3}|\d{300}")
 _FULL = msgspec.json.Decoder(dict[str, Any])
 
 
