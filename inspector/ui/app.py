@@ -33,6 +33,8 @@ from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
 from inspector.core.present.sanitize import one_line
+from inspector.core.present.settings_lines import as_scout_config
+from inspector.core.scout import versions
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS, Source, Thresholds, keys_for
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
@@ -595,6 +597,26 @@ class InspectorApp(App):
         following = choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
         self.set_strategies(None if following == CHAT_CHOICE else following)
         self.notify(f"strategies: {following}", markup=False)
+
+    def action_cycle_version(self) -> None:
+        if self.inspection is None:
+            return
+        spec = self.strategies if self.strategies is not None else self.inspection.strategy_spec
+        order = [v.name for v in versions.ORDER]
+        current = self.inspection.version_for(spec).name
+        following = order[(order.index(current) + 1) % len(order)]
+        self.inspection.set_version(following)
+        self.scout_version = following  # a reload keeps it
+        self.editor.show(self.thresholds, self.strategies, self.active_keys(self.strategies))
+        self.schedule_replan(0)
+        self.notify(f"scout-ai version: {following}", markup=False)
+
+    def action_copy_settings(self) -> None:
+        if self.thresholds is None:
+            return
+        keys = self.active_keys(self.strategies)
+        self.copy_to_clipboard(as_scout_config(self.thresholds, keys))
+        self.notify(f"copied {len(keys)} etc/config lines (key value prompt) for scout-ai", markup=False)
 
     def action_reset_thresholds(self) -> None:
         if self.loaded_thresholds is not None:
