@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
 from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, ToolKind, tool_kind
 from inspector.core.scout.shorten import LISTING, Shortener
+from inspector.core.yielding import pause_if_due
 
 CALL, OUTPUT, FAIL = 0, 1, 2
 _TOOL_ROLES = {CALL_ROLE: CALL, OUTPUT_ROLE: OUTPUT}
@@ -300,11 +302,22 @@ class ToolFacts:
         return False if _finite(data) else None
 
     def risky(self) -> list[int]:
-        """Positions whose shortening may raise (ascending), for walks that skip the rest."""
+        """Positions whose shortening may raise (ascending), for walks that skip the rest.
+
+        Computed once, by one thread (the app's why search and timeline may ask at the same time),
+        pausing now and then so that a worker doing it lets keys through.
+        """
         if self._risky is None:
-            self._risky = [
-                p for p in range(len(self.order)) if self.kinds[p] != FAIL and self.band_raises(p) is not False
-            ]
+            with _RISKY_LOCK:
+                if self._risky is None:
+                    found = []
+                    kinds = self.kinds
+                    for p in range(len(self.order)):
+                        if not p & 255:
+                            pause_if_due()
+                        if kinds[p] != FAIL and self.band_raises(p) is not False:
+                            found.append(p)
+                    self._risky = found
         return self._risky
 
     def shortened_text(self, position: int) -> str | None:
@@ -470,6 +483,7 @@ class _Identity(msgspec.Struct):
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
+_RISKY_LOCK = threading.Lock()
 # a number with a three-digit exponent or hundreds of digits may be read as a non-finite float
 _MAYBE_INFINITE = re.compile(r"[eE][+-]?\d{3}|\d{300}")
 _FULL = msgspec.json.Decoder(dict[str, Any])
