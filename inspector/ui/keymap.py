@@ -53,7 +53,7 @@ APP_ACTIONS = (
     Action("h", "toggle_header", "Compact header", "one-line header with the figures; h again: two lines"),
     Action("Y", "copy_visible", "Copy sent", "copy the selected message's model-visible content"),
     Action("v", "open_external('original','pager')", "Pager", "open the selected message's original in $PAGER"),
-    Action("V", "open_external('visible','pager')", "Pager (sent)", "open its model-visible content in $PAGER"),
+    Action("m", "open_external('visible','pager')", "Pager (sent)", "open its model-visible content in $PAGER"),
     Action("E", "open_external('original','editor')", "Editor", "open the original in $EDITOR (a temporary copy)"),
     Action("ctrl+e", "open_external('visible','editor')", "Editor (sent)", "open the model-visible content in $EDITOR"),
     Action("d", "toggle_detail", "Detail", "show/hide the detail pane"),

@@ -10,7 +10,7 @@ from inspector.ui.screens.filter import FilterScreen
 from .conftest import edit, row_line, settle, split, view_lines
 
 
-async def test_v_and_capital_v_open_the_original_and_what_is_sent_in_the_pager(make_app, tmp_path, monkeypatch):
+async def test_v_and_m_open_the_original_and_what_is_sent_in_the_pager(make_app, tmp_path, monkeypatch):
     out = tmp_path / "paged.txt"
     # a "pager" that copies what it was given, so the test can read it
     monkeypatch.setenv("PAGER", f"{sys.executable} -c \"import shutil,sys; shutil.copy(sys.argv[1], r'{out}')\"")
@@ -24,7 +24,7 @@ async def test_v_and_capital_v_open_the_original_and_what_is_sent_in_the_pager(m
         await settle(app, pilot)
         original = out.read_text()  # the stored content: here a JSON envelope around the tool output
         assert original == app.rows.original_content(41) and "FAILED tests/test_retry.py::test_backoff" in original
-        await pilot.press("V")
+        await pilot.press("m")
         await settle(app, pilot)
         sent = out.read_text()
         assert '"content":"Truncated (6435): ' in sent and len(sent) < len(original)
@@ -33,7 +33,7 @@ async def test_v_and_capital_v_open_the_original_and_what_is_sent_in_the_pager(m
         assert app.notices[-1].endswith("exited with status 3")
         await pilot.press("g", "2", "enter")  # a dropped call: nothing is sent, nothing to open
         await settle(app, pilot)
-        await pilot.press("V")
+        await pilot.press("m")
         await pilot.pause()
         assert app.notices[-1] == "message #2 is not sent to the model: nothing to open"
 

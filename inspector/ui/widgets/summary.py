@@ -65,6 +65,7 @@ def summary_lines(
         [
             f"{name}  ·  format {one_line(fmt, 40)}{scout}  ·  strategies {strategies}",
             f"{short_name}  ·  format {one_line(fmt, 40)}{scout}  ·  strategies {strategies}",
+            f"{short_name}{scout}  ·  strategies {strategies}",  # the version matters more than the format
             f"{short_name}  ·  format {one_line(fmt, 40)}  ·  strategies {strategies}",
             f"{short_name} · strategies {strategies}",
             f"{short_name} · {strategies}",
