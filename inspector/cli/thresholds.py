@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from inspector.core.present.sanitize import terminal_line
 from inspector.core.scout import versions
-from inspector.core.scout.settings import SETTING_KEYS, STRATEGY_KEYS, Thresholds, resolve, strategies_setting
+from inspector.core.scout.settings import Thresholds, keys_for, resolve, strategies_setting
 from inspector.core.scout.strategies import parse_spec
 
 from .output import EXIT_OK, emit, short_int, to_json, warn
@@ -32,12 +32,6 @@ def add_parser(sub, common) -> None:
         choices=FORMATS,
         help="table, json, env (KEY=VALUE lines) or scout-config (etc/config lines: key value prompt)",
     )
-
-
-def keys_for(names: list[str]) -> list[str]:
-    """The settings the named strategies read, in the inspector's order."""
-    wanted = {key for name in names for key in STRATEGY_KEYS.get(name, ())}
-    return [key for key in SETTING_KEYS if key in wanted]
 
 
 def value_text(value: int | float) -> str:

@@ -33,8 +33,8 @@ from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import KEYS, Source, Thresholds
-from inspector.core.scout.strategies import UnknownStrategy, known_strategies
+from inspector.core.scout.settings import KEYS, Source, Thresholds, keys_for
+from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
 from inspector.core.scout.totals import Totals
 
 from .analysis import Replanners, edited_inspection
@@ -213,7 +213,7 @@ class InspectorApp(App):
         order = filter_rows(self.rows, self.prompt, self.filter_tier, self.filter_role)
         self.view.set_tail([])
         self.view.set_data(self.rows, self.prompt, order, row)
-        self.editor.show(self.thresholds, self.strategies)
+        self.editor.show(self.thresholds, self.strategies, self.active_keys(self.strategies))
         self._show_summary()
         self.refresh_bindings()  # actions that needed a chat are now available
         if self.view.search_query:
@@ -245,7 +245,7 @@ class InspectorApp(App):
             thresholds, strategies = self.planned
             self.thresholds, self.strategies = thresholds or self.thresholds, strategies
             self.version += 1  # a re-plan still queued is for the values just abandoned
-            self.editor.show(self.thresholds, self.strategies)
+            self.editor.show(self.thresholds, self.strategies, self.active_keys(self.strategies))
             self._show_summary()
             text += f"; back to the plan on screen (strategies {self.prompt.strategy_label})"
         elif group == "search":
@@ -292,14 +292,28 @@ class InspectorApp(App):
 
     @on(ThresholdEditor.Edited)
     def _edited(self, event: ThresholdEditor.Edited) -> None:
-        if self.thresholds is None or self.thresholds[event.key] == event.value:
+        if self.thresholds is None or self.thresholds.setting(event.key) == event.value:
             return
         self.set_threshold(event.key, event.value)
 
-    def set_threshold(self, key: str, value: int, where: str = "in the app", delay: float | None = None) -> None:
+    def active_keys(self, strategies: str | None) -> list[str]:
+        """The settings the strategies in force read (the editor shows those)."""
+        inspection = self.inspection
+        if inspection is None:
+            return list(KEYS)
+        spec = strategies if strategies is not None else inspection.strategy_spec
+        version = inspection.version_for(spec)
+        names = parse_spec(spec, version.default, validate=False)
+        return keys_for([] if callable(names) else names) or list(KEYS)
+
+    def set_threshold(
+        self, key: str, value: int | float, where: str = "in the app", delay: float | None = None
+    ) -> None:
         """One value changed by the user (typed, or a fix applied from Why): editor, sources, re-plan."""
         self.thresholds = self.thresholds.with_value(key, value, Source.EDITED, where)
-        self.editor.show(self.thresholds, self.strategies)  # sources, and max_tool_outputs when it follows
+        self.editor.show(
+            self.thresholds, self.strategies, self.active_keys(self.strategies)
+        )  # sources, and max_tool_outputs when it follows
         self.schedule_replan(delay)
 
     @on(ThresholdEditor.StrategiesPicked)
@@ -313,12 +327,12 @@ class InspectorApp(App):
     def set_strategies(self, strategies: str | None) -> None:
         self.strategies = strategies
         if self.rows is not None:
-            self.editor.show(self.thresholds, strategies)
+            self.editor.show(self.thresholds, strategies, self.active_keys(strategies))
             self.schedule_replan(0)
 
     def apply_thresholds(self, thresholds: Thresholds, strategies: str | None, delay: float = 0) -> None:
         self.thresholds, self.strategies = thresholds, strategies
-        self.editor.show(thresholds, strategies)
+        self.editor.show(thresholds, strategies, self.active_keys(strategies))
         self.schedule_replan(delay)
 
     # -- the analysis tools (why, sweep chart, A/B compare, audit) ---------------------
@@ -736,7 +750,7 @@ class InspectorApp(App):
         self.view.set_data(self.rows, self.prompt, event.order, row)
         if event.number is not None and event.row is None:
             self.view.scroll_end(animate=False, immediate=True)  # the response rows under the last message
-        self.editor.show(self.thresholds, self.strategies)
+        self.editor.show(self.thresholds, self.strategies, self.active_keys(self.strategies))
         self._show_summary()
         self._schedule_detail(0)
         self._schedule_strip(0)

@@ -54,6 +54,14 @@ STRATEGY_KEYS = {
     "shorten_tools_epoch_increment": EPOCH_KEYS + INCREMENT_KEYS,
 }
 ENV_NAMES = {key: key.upper() for key in SETTING_KEYS}
+
+
+def keys_for(names: list[str]) -> list[str]:
+    """The settings the named strategies read, in the inspector's order."""
+    wanted = {key for name in names for key in STRATEGY_KEYS.get(name, ())}
+    return [key for key in SETTING_KEYS if key in wanted]
+
+
 TOKENS = ("prompt", "context")  # Scout::Config.get(key, :prompt, :context, env: ...)
 
 # Ruby String#to_i: leading white space, a sign, ASCII digits with single underscores; else 0.
@@ -173,7 +181,7 @@ class Thresholds:
         """True when max_tool_outputs is not set itself and follows max_tool_calls."""
         return self.values["max_tool_outputs"].source == Source.FOLLOWS
 
-    def with_value(self, key: str, value: int, source: Source = Source.OVERRIDE, where: str = "") -> Thresholds:
+    def with_value(self, key: str, value: int | float, source: Source = Source.OVERRIDE, where: str = "") -> Thresholds:
         """A copy with one value changed; max_tool_outputs keeps following max_tool_calls."""
         if key not in SETTING_KEYS:
             raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")

@@ -23,16 +23,19 @@ from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.sweep import axis, sweep
 from inspector.core.inspection import Inspection
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout.settings import KEYS, Source, Thresholds, ruby_to_i
+from inspector.core.scout.settings import FLOAT_KEYS, KEYS, SETTING_KEYS, Source, Thresholds, ruby_to_f, ruby_to_i
 
 from ..messages import SweepDone, report_failure
 from .sweep_chart import COLUMNS, SweepChart
 
 NUMBER = r"\s*[0-9]+(?:_[0-9]+)*\s*"  # what a person means by a count; ruby's to_i reads it the same (ASCII digits)
+RATIO = r"\s*[0-9]+(?:\.[0-9]+)?\s*"  # the growth ratio (to_f)
 CHAT_CHOICE = "(chat's choice)"
 
 
-def parse_value(text: str) -> int | None:
+def parse_value(text: str, key: str = "") -> int | float | None:
+    if key in FLOAT_KEYS:
+        return ruby_to_f(text) if re.fullmatch(RATIO, text) else None
     if not re.fullmatch(NUMBER, text):
         return None
     return ruby_to_i(text)  # any length: no ValueError past Python's 4,300-digit limit
@@ -56,7 +59,7 @@ class ThresholdEditor(VerticalScroll):
     @dataclass
     class Edited(Message):
         key: str
-        value: int
+        value: int | float
 
     @dataclass
     class StrategiesPicked(Message):
@@ -77,18 +80,24 @@ class ThresholdEditor(VerticalScroll):
         self.strategy_choices = strategy_choices
         self.chart_key = KEYS[0]  # the key the sweep chart sits under (the last one focused)
         self.generation = 0  # which sweep the chart waits for
+        self.keys_shown: tuple[str, ...] = KEYS  # the settings of the strategies in force
 
     def compose(self) -> ComposeResult:
-        yield Static(Content("Thresholds"), classes="title")
-        for key in KEYS:
-            yield Label(Content(key))
-            yield Input(
+        yield Static(Content("Settings"), classes="title")
+        for key in SETTING_KEYS:  # those the strategies in force do not read are hidden
+            shown = key in self.keys_shown
+            ratio = key in FLOAT_KEYS
+            label = Label(Content(key), id=f"lb-{key}")
+            field = Input(
                 id=f"th-{key}",
-                validators=[Regex(f"^{NUMBER}$", failure_description="a whole number")],
+                validators=[Regex(f"^{RATIO if ratio else NUMBER}$", failure_description="a number")],
                 valid_empty=False,
                 select_on_focus=False,
             )
-            yield Static("", id=f"src-{key}", classes="source")
+            source = Static("", id=f"src-{key}", classes="source")
+            for widget in (label, field, source):
+                widget.display = shown
+                yield widget
             if key == self.chart_key:
                 yield SweepChart(id="sweep-chart")
         yield Label(Content("Strategies"))
@@ -98,13 +107,20 @@ class ThresholdEditor(VerticalScroll):
         with Horizontal():
             yield Button("Reset", id="reset", tooltip="back to the values loaded (u)")
 
-    def show(self, thresholds: Thresholds, strategies: str | None) -> None:
-        """Put values in without reporting them as edits."""
+    def show(self, thresholds: Thresholds, strategies: str | None, keys: list[str] | None = None) -> None:
+        """Put values in without reporting them as edits; ``keys``: the settings to show (default: the five)."""
+        shown = tuple(keys) if keys else KEYS
+        if shown != self.keys_shown:
+            self.keys_shown = shown
+            for key in SETTING_KEYS:
+                for prefix in ("lb", "th", "src"):
+                    self.query_one(f"#{prefix}-{key}").display = key in shown
         with self.prevent(Input.Changed, Select.Changed):
-            for key in KEYS:
+            for key in SETTING_KEYS:
                 field = self.query_one(f"#th-{key}", Input)
-                text = str(thresholds[key])
-                if parse_value(field.value) != thresholds[key]:
+                value = thresholds.setting(key)
+                text = str(value)
+                if parse_value(field.value, key) != value:
                     field.value = text
                 field.set_class(False, "-invalid")
                 self.show_source(key, thresholds)
@@ -116,7 +132,9 @@ class ThresholdEditor(VerticalScroll):
             select.value = choice
 
     def show_source(self, key: str, thresholds: Thresholds) -> None:
-        value = thresholds.values[key]
+        value = thresholds.values.get(key)
+        if value is None:
+            return
         label = self.query_one(f"#src-{key}", Static)
         text = one_line(value.describe_source(), 200)
         if self.sources_shown.get(key) != text:  # each update is a layout pass
@@ -131,7 +149,7 @@ class ThresholdEditor(VerticalScroll):
     @on(events.DescendantFocus)
     def _descendant_focus(self, event: events.DescendantFocus) -> None:
         key = (event.widget.id or "")[3:]
-        if not (event.widget.id or "").startswith("th-") or key not in KEYS:
+        if not (event.widget.id or "").startswith("th-") or key not in SETTING_KEYS or key in FLOAT_KEYS:
             return
         if key != self.chart_key:
             self.chart_key = key
@@ -143,10 +161,10 @@ class ThresholdEditor(VerticalScroll):
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
         key = (event.input.id or "")[3:]
-        value = parse_value(event.value)
+        value = parse_value(event.value, key)
         event.input.set_class(value is None, "-invalid")
-        event.input.tooltip = "not a whole number: ignored" if value is None else None
-        if value is not None and key in KEYS:
+        event.input.tooltip = "not a number: ignored" if value is None else None
+        if value is not None and key in SETTING_KEYS:
             self.post_message(self.Edited(key, value))
 
     @on(Input.Submitted)

@@ -1,0 +1,48 @@
+"""The editor shows the settings of the strategies in force, and the header names the scout-ai version."""
+
+from __future__ import annotations
+
+from inspector.ui.widgets.summary import SummaryBar
+
+from .conftest import edit, settle
+
+
+def _shown(app) -> list[str]:
+    return [w.id[3:] for w in app.editor.query("Input") if (w.id or "").startswith("th-") and w.display]
+
+
+async def test_editor_lists_the_epoch_settings_and_edits_replan(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        app.set_strategies("shorten_tools_epoch_increment")  # as the editor's strategy list does
+        await settle(app, pilot, app.debounce + 0.1)
+        header = str(app.query_one(SummaryBar).render())
+        assert "scout-ai 2.1  ·  strategies shorten_tools_epoch_increment" in header
+        await pilot.press("t")
+        await pilot.pause()
+        shown = _shown(app)
+        assert shown[0] == "epoch_tool_call_threshold" and len(shown) == 10 and "max_tool_chars" not in shown
+        before = app.totals.tiers["truncated"]
+        await edit(app, pilot, "epoch_tool_call_threshold", "5")
+        assert app.thresholds.setting("epoch_tool_call_threshold") == 5
+        assert app.totals.tiers["truncated"] != before  # the windows moved: another plan
+        assert str(app.editor.query_one("#src-epoch_tool_call_threshold").render()).startswith("edited")
+        await edit(app, pilot, "epoch_increment_compacted_growth_ratio", "0.5")
+        assert app.thresholds.setting("epoch_increment_compacted_growth_ratio") == 0.5
+
+
+async def test_editor_shows_the_five_thresholds_for_shorten_tools(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        assert _shown(app) == [
+            "full_tool_calls",
+            "full_tool_outputs",
+            "max_tool_calls",
+            "max_tool_outputs",
+            "max_tool_chars",
+        ]
+        assert "scout-ai seed  ·  strategies shorten_tools" in str(app.query_one(SummaryBar).render())
