@@ -198,8 +198,12 @@ async def _app(path: Path, pairs: int) -> dict:
         await _wait_for(pilot, lambda: app.screen is not base)
         await pilot.pause(0.5)
         why = app.screen
+        from textual import events
+
         t0 = time.perf_counter()
-        await pilot.press("escape")
+        # sent as the terminal would send it: Pilot.press would wait until the whole process is idle
+        # (textual's wait_for_idle watches CPU time), which a searching worker never is
+        app._driver.send_message(events.Key("escape", None))
 
         def handled() -> bool:
             worker = getattr(why, "worker", None)

@@ -9,8 +9,9 @@ as scout-ai reads them back (``KEY=VALUE`` environment lines, ``key value prompt
 from __future__ import annotations
 
 from inspector.core.present.sanitize import terminal_line
+from inspector.core.present.settings_lines import as_env, as_scout_config, value_text
 from inspector.core.scout import versions
-from inspector.core.scout.settings import Thresholds, keys_for, resolve, strategies_setting
+from inspector.core.scout.settings import keys_for, resolve, strategies_setting
 from inspector.core.scout.strategies import parse_spec
 
 from .output import EXIT_OK, emit, short_int, to_json, warn
@@ -32,20 +33,6 @@ def add_parser(sub, common) -> None:
         choices=FORMATS,
         help="table, json, env (KEY=VALUE lines) or scout-config (etc/config lines: key value prompt)",
     )
-
-
-def value_text(value: int | float) -> str:
-    """A value as scout-ai reads it back: Ruby's to_i of an integer, to_f of a float (repr round-trips)."""
-    return repr(float(value)) if isinstance(value, float) else str(value)
-
-
-def as_env(values: Thresholds, keys: list[str]) -> str:
-    return "".join(f"{key.upper()}={value_text(values.values[key].value)}\n" for key in keys)
-
-
-def as_scout_config(values: Thresholds, keys: list[str]) -> str:
-    # the `prompt` token: scout-ai asks Scout::Config.get(key, :prompt, :context)
-    return "".join(f"{key} {value_text(values.values[key].value)} prompt\n" for key in keys)
 
 
 def run(args, overrides, config_files) -> int:

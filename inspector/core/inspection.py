@@ -65,6 +65,11 @@ class Inspection:
     def injected_for(self, version: versions.ScoutVersion) -> list[Message] | None:
         return self.inbox().messages if version.passes_save_file else None
 
+    def set_version(self, name: str) -> None:
+        """Run this scout-ai version's prompt layer from now on (the app's version switch)."""
+        self.version = versions.get(name) or self.version
+        self.version_given = True
+
     def version_for(self, spec: StrategySpec | None) -> versions.ScoutVersion:
         """The version given at start, else the earliest that has every strategy of ``spec``."""
         if self.version_given or spec is None:

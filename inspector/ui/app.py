@@ -10,6 +10,7 @@ slow work runs in thread workers, and a worker that fails reaches one handler he
 
 from __future__ import annotations
 
+import sys
 import time
 from bisect import bisect_left
 from pathlib import Path
@@ -32,6 +33,8 @@ from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
 from inspector.core.present.sanitize import one_line
+from inspector.core.present.settings_lines import as_scout_config
+from inspector.core.scout import versions
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS, Source, Thresholds, keys_for
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
@@ -163,6 +166,10 @@ class InspectorApp(App):
         return self.query_one("#compare", ComparePanel)
 
     def on_mount(self) -> None:
+        # A thread worker busy with a big chat holds the GIL for a whole switch interval at a time, and
+        # the event loop gives it up at every wait: at the default 5 ms a key took 100-300 ms to be
+        # handled during a why search on 20,000 messages; at 1 ms, about 15 ms (benchmarks/run.py).
+        sys.setswitchinterval(0.001)
         self.sub_title = self.label
         if self.size.width >= 140:
             self.editor.add_class("-open")  # room for it: show the values from the start
@@ -590,6 +597,26 @@ class InspectorApp(App):
         following = choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
         self.set_strategies(None if following == CHAT_CHOICE else following)
         self.notify(f"strategies: {following}", markup=False)
+
+    def action_cycle_version(self) -> None:
+        if self.inspection is None:
+            return
+        spec = self.strategies if self.strategies is not None else self.inspection.strategy_spec
+        order = [v.name for v in versions.ORDER]
+        current = self.inspection.version_for(spec).name
+        following = order[(order.index(current) + 1) % len(order)]
+        self.inspection.set_version(following)
+        self.scout_version = following  # a reload keeps it
+        self.editor.show(self.thresholds, self.strategies, self.active_keys(self.strategies))
+        self.schedule_replan(0)
+        self.notify(f"scout-ai version: {following}", markup=False)
+
+    def action_copy_settings(self) -> None:
+        if self.thresholds is None:
+            return
+        keys = self.active_keys(self.strategies)
+        self.copy_to_clipboard(as_scout_config(self.thresholds, keys))
+        self.notify(f"copied {len(keys)} etc/config lines (key value prompt) for scout-ai", markup=False)
 
     def action_reset_thresholds(self) -> None:
         if self.loaded_thresholds is not None:

@@ -34,8 +34,17 @@ APP_ACTIONS = (
     Action("F", "clear_filter", "Clear filter", "show every row again"),
     Action("t", "thresholds", "Thresholds", "show/hide the threshold editor (Esc returns to the list)", True),
     Action("s", "cycle_strategies", "Strategies", "switch the strategy list (shorten_tools, none, ...)"),
+    Action(
+        "V",
+        "cycle_version",
+        "scout-ai version",
+        "switch the scout-ai version whose prompt layer runs (seed, 1.2.6, 2.1)",
+    ),
     Action("u", "reset_thresholds", "Reset", "reset thresholds and strategies to the loaded values"),
     Action("p", "presets", "Presets", "save or load a named threshold set"),
+    Action(
+        "K", "copy_settings", "Copy settings", "copy the settings in force as scout etc/config lines (key value prompt)"
+    ),
     Action("e", "export", "Export", "write the prepared prompt or the explanation to a file", True),
     Action("y", "copy", "Copy", "copy the selected message's original content"),
     Action("d", "toggle_detail", "Detail", "show/hide the detail pane"),

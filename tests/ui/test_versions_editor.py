@@ -46,3 +46,40 @@ async def test_editor_shows_the_five_thresholds_for_shorten_tools(make_app):
             "max_tool_chars",
         ]
         assert "scout-ai seed  ·  strategies shorten_tools" in str(app.query_one(SummaryBar).render())
+
+
+async def test_V_switches_the_scout_ai_version(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        assert "scout-ai seed  ·  strategies shorten_tools" in str(app.query_one(SummaryBar).render())
+        seed_chars = app.totals.chars_after
+        await pilot.press("V")
+        await settle(app, pilot, app.debounce + 0.1)
+        assert "scout-ai 1.2.6  ·  strategies shorten_tools" in str(app.query_one(SummaryBar).render())
+        assert "scout-ai version: 1.2.6" in app.notices
+        assert app.totals.chars_after > seed_chars  # 1.2.6 cuts outputs to 400 characters, not 200
+        await pilot.press("V")
+        await settle(app, pilot, app.debounce + 0.1)
+        assert "scout-ai 2.1  ·  strategies shorten_tools" in str(app.query_one(SummaryBar).render())
+        await pilot.press("V")
+        await settle(app, pilot, app.debounce + 0.1)
+        assert "scout-ai seed" in str(app.query_one(SummaryBar).render())
+
+
+async def test_K_copies_the_settings_as_scout_config_lines(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        await edit(app, pilot, "max_tool_chars", "5000")
+        app.set_focus(None)
+        await pilot.press("K")
+        await pilot.pause()
+        assert app.clipboard.splitlines() == [
+            "full_tool_calls 0 prompt",
+            "full_tool_outputs 10 prompt",
+            "max_tool_calls 40 prompt",
+            "max_tool_outputs 40 prompt",
+            "max_tool_chars 5000 prompt",
+        ]
+        assert "copied 5 etc/config lines (key value prompt) for scout-ai" in app.notices

@@ -37,6 +37,7 @@ from inspector.core.scout.settings import KEYS
 from inspector.core.scout.strategies.shorten_tools import CUT, KEEP
 from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, tool_identity
 from inspector.core.scout.totals import estimate_tokens
+from inspector.core.yielding import pause_if_due
 
 RAISE, LOWER = "raise", "lower"
 
@@ -380,6 +381,7 @@ def find_fixes(
     model = fix_model.OutcomeModel(facts, raising) if rp.fast else None
 
     def poll() -> None:
+        pause_if_due()  # in the app's worker: let keys through
         if cancelled is not None and cancelled():
             raise FixSearchCancelled
 

@@ -24,6 +24,7 @@ from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.roles import ToolKind, tool_kind
 from inspector.core.scout.tool_facts import KIND_OF_CODE
+from inspector.core.yielding import pause_if_due
 
 CONTEXT = 40  # characters shown either side of a hit
 
@@ -182,6 +183,8 @@ def trace(
     numbers = RowNumbers.of(chat)
     escapes = None if regex else _escapes_for(text, ignore_case)
     for index, message in enumerate(chat.messages):
+        if not index & 255:
+            pause_if_due()  # in the app's worker: let keys through
         content = message.fields.get("content")
         if not isinstance(content, str):
             continue

@@ -13,6 +13,7 @@ recent ones are cached), for the middle band, the detail pane and the analyses.
 from __future__ import annotations
 
 import sys
+import threading
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
 from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, ToolKind, tool_kind
 from inspector.core.scout.shorten import LISTING, Shortener
+from inspector.core.yielding import pause_if_due
 
 CALL, OUTPUT, FAIL = 0, 1, 2
 _TOOL_ROLES = {CALL_ROLE: CALL, OUTPUT_ROLE: OUTPUT}
@@ -299,11 +301,22 @@ class ToolFacts:
         return False if _finite(data) else None
 
     def risky(self) -> list[int]:
-        """Positions whose shortening may raise (ascending), for walks that skip the rest."""
+        """Positions whose shortening may raise (ascending), for walks that skip the rest.
+
+        Computed once, by one thread (the app's why search and timeline may ask at the same time),
+        pausing now and then so that a worker doing it lets keys through.
+        """
         if self._risky is None:
-            self._risky = [
-                p for p in range(len(self.order)) if self.kinds[p] != FAIL and self.band_raises(p) is not False
-            ]
+            with _RISKY_LOCK:
+                if self._risky is None:
+                    found = []
+                    kinds = self.kinds
+                    for p in range(len(self.order)):
+                        if not p & 255:
+                            pause_if_due()
+                        if kinds[p] != FAIL and self.band_raises(p) is not False:
+                            found.append(p)
+                    self._risky = found
         return self._risky
 
     def shortened_text(self, position: int) -> str | None:
@@ -495,6 +508,7 @@ def _has_infinite(content: str) -> bool:
     return False
 
 
+_RISKY_LOCK = threading.Lock()
 _FULL = msgspec.json.Decoder(dict[str, Any])
 
 
