@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from inspector.core.calls.history import ChatHistory
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only named in annotations: `prepare --at` need not import the whole history
+    from inspector.core.calls.history import ChatHistory
 from inspector.core.present.cells import cell, table
 from inspector.core.scout import decision as d
 

@@ -7,8 +7,6 @@ from argparse import Namespace
 from collections.abc import Iterable
 from typing import Any
 
-from inspector.core.present.export import json_text
-
 PROG = "prompt-inspector"
 EXIT_OK, EXIT_USAGE, EXIT_SCOUT = 0, 2, 3
 
@@ -69,6 +67,8 @@ def _is_terminal() -> bool:
 
 
 def to_json(data: Any) -> str:
+    from inspector.core.present.export import json_text  # here: `prepare` does not need the report modules
+
     return json_text(data)
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from inspector.core.errors import UsageError
-from inspector.core.io.printers import PRINTERS
-from inspector.core.present.export import prepared_chunks
+from inspector.core.io.printers import PRINTERS, render_chunks
 
 from .calls import add_at
 from .output import EXIT_OK, emit, scout_error
@@ -28,5 +27,5 @@ def run(args, inspection) -> int:
     prompt = inspection.prompt()
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
-    emit(args, prepared_chunks(prompt, args.format))
+    emit(args, render_chunks(args.format, prompt.messages()))  # the format and the error are checked above
     return EXIT_OK

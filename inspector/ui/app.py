@@ -10,6 +10,7 @@ slow work runs in thread workers, and a worker that fails reaches one handler he
 
 from __future__ import annotations
 
+import sys
 import time
 from bisect import bisect_left
 from pathlib import Path
@@ -165,6 +166,10 @@ class InspectorApp(App):
         return self.query_one("#compare", ComparePanel)
 
     def on_mount(self) -> None:
+        # A thread worker busy with a big chat holds the GIL for a whole switch interval at a time, and
+        # the event loop gives it up at every wait: at the default 5 ms a key took 100-300 ms to be
+        # handled during a why search on 20,000 messages; at 1 ms, about 15 ms (benchmarks/run.py).
+        sys.setswitchinterval(0.001)
         self.sub_title = self.label
         if self.size.width >= 140:
             self.editor.add_class("-open")  # room for it: show the values from the start
