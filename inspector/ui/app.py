@@ -44,7 +44,7 @@ from inspector.core.present.settings_lines import as_scout_config
 from inspector.core.scout import versions
 from inspector.core.scout.decision import Tier
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import KEYS, Source, Thresholds, Value, keys_for
+from inspector.core.scout.settings import KEYS, SETTING_KEYS, Source, Thresholds, Value, keys_for
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
 from inspector.core.scout.totals import Totals
 
@@ -771,20 +771,23 @@ class InspectorApp(App):
             if result is None:
                 return
             thresholds = self.thresholds
-            for key in KEYS:
-                value = result.thresholds[key]
+            for key, value in result.thresholds.items():  # the five, and the epoch settings when saved
                 if value is not None:
                     thresholds = thresholds.with_value(key, value, Source.PRESET, result.name)
-            if result.thresholds["max_tool_outputs"] is None:  # the preset lets it follow max_tool_calls
+            if result.thresholds.get("max_tool_outputs", 0) is None:  # the preset lets it follow max_tool_calls
                 follows = Value("max_tool_outputs", thresholds["max_tool_calls"], Source.FOLLOWS)
                 thresholds = replace(thresholds, values={**thresholds.values, "max_tool_outputs": follows})
             self.apply_thresholds(thresholds, result.strategies or self.strategies)
             self.notify(f"preset {result.name!r} loaded", markup=False)
 
-        current: dict[str, int | None] = dict(self.thresholds.as_ints())
+        # the five, and the settings of the strategies in force (the epoch keys when they run)
+        wanted = set(KEYS) | set(self.active_keys(self.strategies))
+        every: dict[str, int | float | None] = {
+            key: self.thresholds.setting(key) for key in SETTING_KEYS if key in wanted
+        }
         if self.thresholds.follows():
-            current["max_tool_outputs"] = None  # saved as "follows max_tool_calls", not as today's number
-        self.push_screen(PresetsScreen(current, self.strategies), picked)
+            every["max_tool_outputs"] = None  # saved as "follows max_tool_calls", not as today's number
+        self.push_screen(PresetsScreen(every, self.strategies), picked)
 
     # -- export, copy, notes, reload, help --------------------------------------------
     def action_export(self) -> None:

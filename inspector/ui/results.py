@@ -25,7 +25,7 @@ class FilterChoice:
 @dataclass(frozen=True)
 class PresetChoice:
     name: str
-    thresholds: dict[str, int | None]  # max_tool_outputs None: it follows max_tool_calls
+    thresholds: dict[str, int | float | None]  # max_tool_outputs None: it follows max_tool_calls
     strategies: str | None
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from inspector.core.io.atomic import write_atomic
 from inspector.core.io.files import PRESETS_LIMIT, Refused, read_regular
-from inspector.core.scout.settings import KEYS
+from inspector.core.scout.settings import FLOAT_KEYS, KEYS, SETTING_KEYS
 
 APP_NAME = "prompt-inspector"
 FOLLOWING = "max_tool_outputs"  # None in a preset: follows max_tool_calls
@@ -59,10 +59,16 @@ def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
         ):
             raise PresetsError(f"{path}: preset {name!r} needs the five integer thresholds; left untouched")
         strategies = entry.get("strategies")
-        out[name] = {
-            "thresholds": {k: values[k] for k in KEYS},
-            "strategies": strategies if isinstance(strategies, str) else None,
-        }
+        kept = {k: values[k] for k in KEYS}
+        for key in SETTING_KEYS[len(KEYS) :]:  # the epoch settings: optional (presets saved before them lack them)
+            value = values.get(key)
+            if value is None:
+                continue
+            number = (int, float) if key in FLOAT_KEYS else (int,)
+            if isinstance(value, bool) or not isinstance(value, number):
+                raise PresetsError(f"{path}: preset {name!r}: {key} must be a number; left untouched")
+            kept[key] = value
+        out[name] = {"thresholds": kept, "strategies": strategies if isinstance(strategies, str) else None}
     return out
 
 
@@ -73,7 +79,7 @@ def _write(presets: dict[str, dict[str, Any]], path: Path) -> Path:
 
 
 def save_preset(
-    name: str, thresholds: dict[str, int | None], strategies: str | None = None, path: Path | None = None
+    name: str, thresholds: dict[str, int | float | None], strategies: str | None = None, path: Path | None = None
 ) -> Path:
     """Add or replace one preset; raises PresetsError (and writes nothing) if the file is unusable."""
     name = name.strip()
@@ -81,7 +87,13 @@ def save_preset(
         raise PresetsError("a preset needs a name")
     path = presets_path() if path is None else path
     presets = load_presets(path)
-    values = {k: None if thresholds[k] is None and k == FOLLOWING else int(thresholds[k] or 0) for k in KEYS}
+    values: dict[str, int | float | None] = {
+        k: None if thresholds[k] is None and k == FOLLOWING else int(thresholds[k] or 0) for k in KEYS
+    }
+    for key in SETTING_KEYS[len(KEYS) :]:
+        value = thresholds.get(key)
+        if value is not None:
+            values[key] = float(value) if key in FLOAT_KEYS else int(value)
     presets[name] = {"thresholds": values, "strategies": strategies}
     return _write(presets, path)
 
