@@ -630,13 +630,17 @@ class InspectorApp(App):
             thresholds = self.thresholds
             for key, value in result.thresholds.items():  # the five, and the epoch settings when saved
                 thresholds = thresholds.with_value(key, value, Source.PRESET, result.name)
+            if result.scout_version is not None and self.inspection is not None:
+                self.inspection.set_version(result.scout_version)
+                self.scout_version = result.scout_version
             self.apply_thresholds(thresholds, result.strategies or self.strategies)
             self.notify(f"preset {result.name!r} loaded", markup=False)
 
         # the five, and the settings of the strategies in force (the epoch keys when they run)
         wanted = set(KEYS) | set(self.active_keys(self.strategies))
         every = {key: self.thresholds.setting(key) for key in SETTING_KEYS if key in wanted}
-        self.push_screen(PresetsScreen(every, self.strategies), picked)
+        version = getattr(self.prompt, "version", "") or None
+        self.push_screen(PresetsScreen(every, self.strategies, version), picked)
 
     # -- export, copy, notes, reload, help --------------------------------------------
     def action_export(self) -> None:

@@ -24,8 +24,9 @@ class FilterChoice:
 @dataclass(frozen=True)
 class PresetChoice:
     name: str
-    thresholds: dict[str, int]
+    thresholds: dict[str, int | float]
     strategies: str | None
+    scout_version: str | None = None
 
 
 @dataclass(frozen=True)
