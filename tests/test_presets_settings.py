@@ -17,9 +17,8 @@ FIVE = {
 
 def test_epoch_settings_round_trip(tmp_path):
     path = tmp_path / "presets.json"
-    save_preset(
-        "e", {**FIVE, "epoch_size": 7, "epoch_increment_compacted_growth_ratio": 1.5}, "shorten_tools_epoch", path
-    )
+    values = {**FIVE, "epoch_size": 7, "epoch_increment_compacted_growth_ratio": 1.5}
+    save_preset("e", values, "shorten_tools_epoch", path, scout_version="2.1")
     loaded = load_presets(path)["e"]
     assert loaded["thresholds"] == {**FIVE, "epoch_size": 7, "epoch_increment_compacted_growth_ratio": 1.5}
     assert loaded["strategies"] == "shorten_tools_epoch" and loaded["scout_version"] == "2.1"
