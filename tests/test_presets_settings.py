@@ -27,7 +27,7 @@ def test_epoch_settings_round_trip(tmp_path):
 def test_older_presets_load_and_bad_values_are_refused(tmp_path):
     path = tmp_path / "presets.json"
     path.write_text(json.dumps({"version": 1, "presets": {"old": {"thresholds": FIVE}}}))
-    assert load_presets(path)["old"]["thresholds"] == FIVE and load_presets(path)["old"]["scout_version"] is None
+    assert load_presets(path)["old"]["thresholds"] == FIVE and "scout_version" not in load_presets(path)["old"]
     path.write_text(json.dumps({"version": 1, "presets": {"bad": {"thresholds": {**FIVE, "epoch_size": "7"}}}}))
     with pytest.raises(PresetsError, match="epoch_size must be a number"):
         load_presets(path)

@@ -63,12 +63,10 @@ def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
             if isinstance(value, bool) or not isinstance(value, number):
                 raise PresetsError(f"{path}: preset {name!r}: {key} must be a number; left untouched")
             kept[key] = value
+        out[name] = {"thresholds": kept, "strategies": strategies if isinstance(strategies, str) else None}
         version = entry.get("scout_version")
-        out[name] = {
-            "thresholds": kept,
-            "strategies": strategies if isinstance(strategies, str) else None,
-            "scout_version": version if isinstance(version, str) and version in VERSIONS else None,
-        }
+        if isinstance(version, str) and version in VERSIONS:
+            out[name]["scout_version"] = version
     return out
 
 
