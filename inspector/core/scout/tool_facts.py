@@ -12,7 +12,6 @@ recent ones are cached), for the middle band, the detail pane and the analyses.
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 from bisect import bisect_left
@@ -287,7 +286,7 @@ class ToolFacts:
             # plain types seen by the first reading; strict JSON still reads 1e400 as Infinity, which
             # scout-ai's JSON.generate refuses when it writes the message back
             content = self.messages[self.order[position]].fields.get("content")
-            if not (isinstance(content, str) and _MAYBE_INFINITE.search(content)):
+            if not isinstance(content, str) or _all_finite(content):
                 return False
         data = self.parsed[position]
         if self.kinds[position] == CALL:
@@ -484,9 +483,17 @@ class _Identity(msgspec.Struct):
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
 _RISKY_LOCK = threading.Lock()
-# a number with a three-digit exponent or hundreds of digits may be read as a non-finite float
-_MAYBE_INFINITE = re.compile(r"[eE][+-]?\d{3}|\d{300}")
 _FULL = msgspec.json.Decoder(dict[str, Any])
+
+
+def _all_finite(content: str) -> bool:
+    """Whether every number in strict JSON text is a finite float: a full read refuses the others
+    ("Number out of range"), and is several times faster than a pattern over the text."""
+    try:
+        _FULL.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return False
+    return True
 
 
 class _Name(msgspec.Struct):
