@@ -36,7 +36,7 @@ from inspector.core.present.sanitize import one_line
 from inspector.core.present.settings_lines import as_scout_config
 from inspector.core.scout import versions
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import KEYS, Source, Thresholds, keys_for
+from inspector.core.scout.settings import KEYS, SETTING_KEYS, Source, Thresholds, keys_for
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
 from inspector.core.scout.totals import Totals
 
@@ -628,12 +628,15 @@ class InspectorApp(App):
             if result is None:
                 return
             thresholds = self.thresholds
-            for key in KEYS:
-                thresholds = thresholds.with_value(key, result.thresholds[key], Source.PRESET, result.name)
+            for key, value in result.thresholds.items():  # the five, and the epoch settings when saved
+                thresholds = thresholds.with_value(key, value, Source.PRESET, result.name)
             self.apply_thresholds(thresholds, result.strategies or self.strategies)
             self.notify(f"preset {result.name!r} loaded", markup=False)
 
-        self.push_screen(PresetsScreen(self.thresholds.as_ints(), self.strategies), picked)
+        # the five, and the settings of the strategies in force (the epoch keys when they run)
+        wanted = set(KEYS) | set(self.active_keys(self.strategies))
+        every = {key: self.thresholds.setting(key) for key in SETTING_KEYS if key in wanted}
+        self.push_screen(PresetsScreen(every, self.strategies), picked)
 
     # -- export, copy, notes, reload, help --------------------------------------------
     def action_export(self) -> None:

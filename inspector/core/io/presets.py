@@ -13,7 +13,7 @@ from typing import Any
 
 from inspector.core.io.atomic import write_atomic
 from inspector.core.io.files import PRESETS_LIMIT, Refused, read_regular
-from inspector.core.scout.settings import KEYS
+from inspector.core.scout.settings import FLOAT_KEYS, KEYS, SETTING_KEYS
 
 APP_NAME = "prompt-inspector"
 FILE_NAME = "presets.json"
@@ -53,10 +53,16 @@ def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
         if not isinstance(values, dict) or not all(isinstance(values.get(k), int) for k in KEYS):
             raise PresetsError(f"{path}: preset {name!r} needs the five integer thresholds; left untouched")
         strategies = entry.get("strategies")
-        out[name] = {
-            "thresholds": {k: values[k] for k in KEYS},
-            "strategies": strategies if isinstance(strategies, str) else None,
-        }
+        kept = {k: values[k] for k in KEYS}
+        for key in SETTING_KEYS[len(KEYS) :]:  # the epoch settings: optional (presets saved before them lack them)
+            value = values.get(key)
+            if value is None:
+                continue
+            number = (int, float) if key in FLOAT_KEYS else (int,)
+            if isinstance(value, bool) or not isinstance(value, number):
+                raise PresetsError(f"{path}: preset {name!r}: {key} must be a number; left untouched")
+            kept[key] = value
+        out[name] = {"thresholds": kept, "strategies": strategies if isinstance(strategies, str) else None}
     return out
 
 
@@ -66,14 +72,20 @@ def _write(presets: dict[str, dict[str, Any]], path: Path) -> Path:
     return write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def save_preset(name: str, thresholds: dict[str, int], strategies: str | None = None, path: Path | None = None) -> Path:
+def save_preset(
+    name: str, thresholds: dict[str, int | float], strategies: str | None = None, path: Path | None = None
+) -> Path:
     """Add or replace one preset; raises PresetsError (and writes nothing) if the file is unusable."""
     name = name.strip()
     if not name:
         raise PresetsError("a preset needs a name")
     path = presets_path() if path is None else path
     presets = load_presets(path)
-    presets[name] = {"thresholds": {k: int(thresholds[k]) for k in KEYS}, "strategies": strategies}
+    values: dict[str, int | float] = {k: int(thresholds[k]) for k in KEYS}
+    for key in SETTING_KEYS[len(KEYS) :]:
+        if key in thresholds:
+            values[key] = float(thresholds[key]) if key in FLOAT_KEYS else int(thresholds[key])
+    presets[name] = {"thresholds": values, "strategies": strategies}
     return _write(presets, path)
 
 

@@ -286,7 +286,7 @@ class ToolFacts:
             # plain types seen by the first reading; strict JSON still reads 1e400 as Infinity, which
             # scout-ai's JSON.generate refuses when it writes the message back
             content = self.messages[self.order[position]].fields.get("content")
-            if not isinstance(content, str) or _all_finite(content):
+            if not (isinstance(content, str) and _has_infinite(content)):
                 return False
         data = self.parsed[position]
         if self.kinds[position] == CALL:
@@ -482,18 +482,34 @@ class _Identity(msgspec.Struct):
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
+
+
+class _Infinite(Exception):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value - value != 0.0:  # inf or nan
+        raise _Infinite
+    return value
+
+
+_FLOATS = msgspec.json.Decoder(float_hook=_finite_float)
+
+
+def _has_infinite(content: str) -> bool:
+    """Whether a JSON text holds a number that reads as Infinity (1e400), which JSON.generate refuses;
+    True too when the strict decoder cannot tell (the exact path decides then)."""
+    try:
+        _FLOATS.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+    except Exception:  # _Infinite, however the decoder wraps it, or a text it refuses
+        return True
+    return False
+
+
 _RISKY_LOCK = threading.Lock()
 _FULL = msgspec.json.Decoder(dict[str, Any])
-
-
-def _all_finite(content: str) -> bool:
-    """Whether every number in strict JSON text is a finite float: a full read refuses the others
-    ("Number out of range"), and is several times faster than a pattern over the text."""
-    try:
-        _FULL.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return False
-    return True
 
 
 class _Name(msgspec.Struct):

@@ -35,7 +35,7 @@ class PresetsScreen(Dialog):
     PresetsScreen OptionList { height: auto; max-height: 12; }
     """
 
-    def __init__(self, current: dict[str, int], strategies: str | None):
+    def __init__(self, current: dict[str, int | float], strategies: str | None):
         super().__init__()
         self.current, self.strategies = current, strategies
         self.presets: dict[str, dict] = {}
