@@ -777,6 +777,9 @@ class InspectorApp(App):
             if result.thresholds.get("max_tool_outputs", 0) is None:  # the preset lets it follow max_tool_calls
                 follows = Value("max_tool_outputs", thresholds["max_tool_calls"], Source.FOLLOWS)
                 thresholds = replace(thresholds, values={**thresholds.values, "max_tool_outputs": follows})
+            if result.scout_version is not None and self.inspection is not None:
+                self.inspection.set_version(result.scout_version)
+                self.scout_version = result.scout_version
             self.apply_thresholds(thresholds, result.strategies or self.strategies)
             self.notify(f"preset {result.name!r} loaded", markup=False)
 
@@ -787,7 +790,8 @@ class InspectorApp(App):
         }
         if self.thresholds.follows():
             every["max_tool_outputs"] = None  # saved as "follows max_tool_calls", not as today's number
-        self.push_screen(PresetsScreen(every, self.strategies), picked)
+        version = getattr(self.prompt, "version", "") or None
+        self.push_screen(PresetsScreen(every, self.strategies, version), picked)
 
     # -- export, copy, notes, reload, help --------------------------------------------
     def action_export(self) -> None:

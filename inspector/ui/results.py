@@ -27,6 +27,7 @@ class PresetChoice:
     name: str
     thresholds: dict[str, int | float | None]  # max_tool_outputs None: it follows max_tool_calls
     strategies: str | None
+    scout_version: str | None = None
 
 
 @dataclass(frozen=True)

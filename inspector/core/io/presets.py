@@ -14,6 +14,7 @@ from typing import Any
 from inspector.core.io.atomic import write_atomic
 from inspector.core.io.files import PRESETS_LIMIT, Refused, read_regular
 from inspector.core.scout.settings import FLOAT_KEYS, KEYS, SETTING_KEYS
+from inspector.core.scout.versions import VERSIONS
 
 APP_NAME = "prompt-inspector"
 FOLLOWING = "max_tool_outputs"  # None in a preset: follows max_tool_calls
@@ -69,6 +70,9 @@ def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
                 raise PresetsError(f"{path}: preset {name!r}: {key} must be a number; left untouched")
             kept[key] = value
         out[name] = {"thresholds": kept, "strategies": strategies if isinstance(strategies, str) else None}
+        version = entry.get("scout_version")
+        if isinstance(version, str) and version in VERSIONS:
+            out[name]["scout_version"] = version
     return out
 
 
@@ -79,7 +83,11 @@ def _write(presets: dict[str, dict[str, Any]], path: Path) -> Path:
 
 
 def save_preset(
-    name: str, thresholds: dict[str, int | float | None], strategies: str | None = None, path: Path | None = None
+    name: str,
+    thresholds: dict[str, int | float | None],
+    strategies: str | None = None,
+    path: Path | None = None,
+    scout_version: str | None = None,
 ) -> Path:
     """Add or replace one preset; raises PresetsError (and writes nothing) if the file is unusable."""
     name = name.strip()
@@ -95,6 +103,8 @@ def save_preset(
         if value is not None:
             values[key] = float(value) if key in FLOAT_KEYS else int(value)
     presets[name] = {"thresholds": values, "strategies": strategies}
+    if scout_version is not None:
+        presets[name]["scout_version"] = scout_version
     return _write(presets, path)
 
 

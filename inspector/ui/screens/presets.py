@@ -35,9 +35,12 @@ class PresetsScreen(Dialog):
     PresetsScreen OptionList { height: auto; max-height: 12; }
     """
 
-    def __init__(self, current: dict[str, int | float | None], strategies: str | None):
+    def __init__(
+        self, current: dict[str, int | float | None], strategies: str | None, scout_version: str | None = None
+    ):
         super().__init__()
         self.current, self.strategies = current, strategies
+        self.scout_version = scout_version
         self.presets: dict[str, dict] = {}
         self.broken = False
 
@@ -99,7 +102,7 @@ class PresetsScreen(Dialog):
             self.say("the presets file cannot be read, so nothing is saved (fix or move it first)", True)
             return
         try:
-            path = save_preset(name, self.current, self.strategies)
+            path = save_preset(name, self.current, self.strategies, scout_version=self.scout_version)
         except PresetsError as exc:
             self.say(str(exc), True)
             return
@@ -118,7 +121,7 @@ class PresetsScreen(Dialog):
             self.say("pick a preset in the list first", True)
             return
         preset = self.presets[name]
-        self.dismiss(PresetChoice(name, preset["thresholds"], preset["strategies"]))
+        self.dismiss(PresetChoice(name, preset["thresholds"], preset["strategies"], preset.get("scout_version")))
 
     @on(Button.Pressed, "#delete")
     def _delete(self) -> None:
