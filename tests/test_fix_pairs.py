@@ -52,7 +52,7 @@ def test_a_fix_that_drops_the_call_says_so_and_pair_fixes_keep_both():
     full = fixes[("full_tool_outputs", RAISE)]
     assert (full.value, full.holds_to, full.tier, full.partner, full.partner_tier) == (5, None, "full", 0, "dropped")
     assert full.breaks_pair
-    assert "but its call (message 0) is dropped: the pair is split" in full.describe()
+    assert "but its call (#0) is dropped: the pair is split" in full.describe()
     # max_tool_outputs alone: the output is sent (nothing long enough to shorten), the call is not
     alone = fixes[("max_tool_outputs", RAISE)]
     assert (alone.value, alone.partner_tier, alone.breaks_pair) == (4, "dropped", True)
@@ -95,7 +95,7 @@ def test_context_window_flags_the_fixes_that_exceed_it():
     [flagged] = [f for f in fixes if f.key == "max_tool_chars"]
     assert flagged.describe().endswith(
         f"~{flagged.tokens:,} tokens, would exceed the 400-token context window; "
-        "but its call (message 0) is dropped: the pair is split"
+        "but its call (#0) is dropped: the pair is split"
     )
 
 
@@ -177,3 +177,16 @@ def test_closed_form_equals_the_full_walk_on_random_chats(monkeypatch):
                 compared += 1
     assert fallbacks == []
     assert compared > 100
+
+
+def test_the_split_partner_is_named_by_its_row_number_on_the_demo():
+    # the demo has consumed rows (meta, previous_response_id) before its first call, so the call's
+    # message index (2) and its `#` row (3) differ: the fix must name the row every view shows
+    from inspector.core.inspection import open_inspection
+    from inspector.demo import demo_chat_path
+
+    ins = open_inspection(str(demo_chat_path()), config_files=[], env={})
+    [o] = trace(ins, "reconnect_backoff_ms").occurrences
+    full = next(f for f in find_fixes(ins, o).fixes if f.key == "full_tool_outputs")
+    assert (o.row, full.partner, full.partner_row) == (4, 2, 3)
+    assert full.describe().endswith("but its call (#3) is dropped: the pair is split")

@@ -133,3 +133,15 @@ def test_core_and_headless_cli_never_import_textual():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
     )
     assert out.stdout.strip() == "[]"
+
+
+async def test_strategies_given_at_start_stay_in_force_after_the_load(make_app):
+    # the editor's strategy list announces its first entry (the chat's choice) when it mounts;
+    # that must not replace the strategies the app was started with
+    app = make_app(strategies="none")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot, 0.2)
+        assert app.strategies == "none"
+        summary = str(app.query_one(SummaryBar).render())
+        assert "strategies none" in summary and "chat's choice" not in summary
+        assert "✂" not in "".join(line[0] for line in view_lines(app))  # `none` cuts nothing

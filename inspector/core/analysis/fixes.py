@@ -31,6 +31,7 @@ from inspector.core.analysis.replan import Replanner, output_count, prompt_chars
 from inspector.core.analysis.trace import Occurrence, Trace
 from inspector.core.analysis.visibility import survives
 from inspector.core.inspection import Inspection
+from inspector.core.numbering import RowNumbers
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS
@@ -61,6 +62,7 @@ class Fix:
     partner_tier: d.Tier | None = None  # the partner's tier with the fix applied
     context_window: int | None = None  # tokens, when the user set one
     message: int | None = None  # the message the fix shows
+    partner_row: int | None = None  # the partner's `#` row, as every view numbers rows
 
     @property
     def tokens(self) -> int:
@@ -91,6 +93,7 @@ class Fix:
             "tokens": self.tokens,
             "partner": self.partner,
             "partner_tier": self.partner_tier,
+            "partner_row": self.partner_row,
             "breaks_pair": self.breaks_pair,
             "context_window": self.context_window,
             "exceeds_window": self.exceeds_window,
@@ -113,7 +116,8 @@ class Fix:
             text += f", would exceed the {self.context_window:,}-token context window"
         if self.breaks_pair:
             other = "its call" if self.partner is not None and self.partner < (self.message or 0) else "its output"
-            text += f"; but {other} (message {self.partner}) is {self.partner_tier}: the pair is split"
+            where = f"#{self.partner_row}" if self.partner_row is not None else f"message {self.partner}"
+            text += f"; but {other} ({where}) is {self.partner_tier}: the pair is split"
         return text
 
 
@@ -378,6 +382,7 @@ def find_fixes(
     limit = len(facts.order) if (p is None or older_risk) else p + 1
     partner = partner_of(facts, p) if p is not None else None
     partner_index = facts.order[partner] if partner is not None else None
+    partner_row = RowNumbers.of(inspection.chat).row_of_message(partner_index) if partner_index is not None else None
     model = fix_model.OutcomeModel(facts, raising) if rp.fast else None
 
     def poll() -> None:
@@ -427,6 +432,7 @@ def find_fixes(
             prompt.tier_of(partner_index) if partner_index is not None else None,
             context_window,
             target.index,
+            partner_row,
         )
 
     for key in KEYS:

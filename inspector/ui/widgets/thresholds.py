@@ -93,6 +93,7 @@ class ThresholdEditor(VerticalScroll):
         self.sources_shown: dict[str, str] = {}  # key -> the source text on screen
         self.strategy_choices = strategy_choices
         self.chat_label = ""  # what the chat's choice resolves to, shown with it
+        self.shown_choice = CHAT_CHOICE  # the strategies entry the Select shows (it starts on the first)
         self.chart_key = KEYS[0]  # the key the sweep chart sits under (the last one focused)
         self.generation = 0  # which sweep the chart waits for
         self.keys_shown: tuple[str, ...] = KEYS  # the settings of the strategies in force
@@ -151,6 +152,7 @@ class ThresholdEditor(VerticalScroll):
                 self.strategy_choices.append(choice)
                 select.set_options(self._options())
             select.value = choice
+            self.shown_choice = choice
 
     def _options(self) -> list[tuple[str, str]]:
         label = f"{CHAT_CHOICE[:-1]}: {self.chat_label})" if self.chat_label else CHAT_CHOICE
@@ -210,6 +212,11 @@ class ThresholdEditor(VerticalScroll):
     def _strategies(self, event: Select.Changed) -> None:
         event.stop()
         value = str(event.value)
+        if value == self.shown_choice:
+            # the Select announces its first value when it mounts, which may come after the App has
+            # shown the strategies it started with: only a different pick is the user's
+            return
+        self.shown_choice = value
         self.post_message(self.StrategiesPicked(None if value == CHAT_CHOICE else value))
 
     @on(Button.Pressed, "#reset")
