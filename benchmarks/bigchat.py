@@ -36,7 +36,7 @@ OTHER_WORDS = ["résumé", "naïve", "数据", "ошибка", "😀", "café"]
 NON_ASCII_SHARE = 0.15
 
 
-def _corpus(rng: random.Random, size: int, words: list[str]) -> str:
+def word_corpus(rng: random.Random, size: int, words: list[str]) -> str:
     lines, total = [], 0
     while total < size:
         line = " ".join(rng.choice(words) for _ in range(rng.randint(5, 14)))
@@ -47,8 +47,8 @@ def _corpus(rng: random.Random, size: int, words: list[str]) -> str:
 
 def build(messages: int = 20_000, megabytes: float = 60.0, seed: int = 7) -> list[dict]:
     rng = random.Random(seed)
-    ascii_corpus = _corpus(rng, 400_000, WORDS)
-    mixed_corpus = _corpus(rng, 400_000, WORDS + OTHER_WORDS)
+    ascii_corpus = word_corpus(rng, 400_000, WORDS)
+    mixed_corpus = word_corpus(rng, 400_000, WORDS + OTHER_WORDS)
     pairs = int(messages * 0.45)
     others = messages - 2 * pairs
     average = int(megabytes * 1_000_000 / pairs)

@@ -18,28 +18,9 @@ import json
 import random
 from pathlib import Path
 
+from bigchat import WORDS, word_corpus
+
 PROFILES = ("ascii", "mixed")
-WORDS = [
-    "connection",
-    "pool",
-    "retry",
-    "checkout",
-    "order",
-    "ledger",
-    "timeout",
-    "handshake",
-    "cache",
-    "queue",
-    "error",
-    "warning",
-    "trace",
-    "stack",
-    "frame",
-    "socket",
-    "latency",
-    "config",
-    "value",
-]
 OTHER_WORDS = [
     "résumé",
     "naïve",
@@ -61,15 +42,6 @@ def marker(n: int) -> str:
     return f"MARK{n:06d}"
 
 
-def _corpus(rng: random.Random, size: int, words: list[str]) -> str:
-    lines, total = [], 0
-    while total < size:
-        line = " ".join(rng.choice(words) for _ in range(rng.randint(5, 14)))
-        lines.append(line)
-        total += len(line) + 1
-    return "\n".join(lines)
-
-
 def _dump(value: dict, escaped: bool) -> str:
     return json.dumps(value, ensure_ascii=escaped, separators=(",", ":"))
 
@@ -79,8 +51,8 @@ def build(messages: int, profile: str = "ascii", bytes_per_message: int = BYTES_
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}")
     rng = random.Random(seed)
-    ascii_corpus = _corpus(rng, 400_000, WORDS)
-    mixed_corpus = _corpus(rng, 400_000, WORDS + OTHER_WORDS * 2)
+    ascii_corpus = word_corpus(rng, 400_000, WORDS)
+    mixed_corpus = word_corpus(rng, 400_000, WORDS + OTHER_WORDS * 2)
     pairs = int(messages * 0.45)
     others = messages - 2 * pairs
     average = int(bytes_per_message * messages / max(1, pairs))
