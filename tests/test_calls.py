@@ -225,3 +225,52 @@ def test_band_raises_agrees_with_shortening(seed):
         facts.shortened(p)
         if said is not None:
             assert said == (p in facts.band_errors), p
+
+
+TIGHT = {"MAX_TOOL_CHARS": "300", "FULL_TOOL_CALLS": "1", "FULL_TOOL_OUTPUTS": "1", "MAX_TOOL_OUTPUTS": "4"}
+
+
+def _counts_by_prompt(history: ChatHistory, number: int):
+    prompt = history.at(number).prompt()
+    totals = prompt.totals()
+    error = prompt.error.describe() if prompt.error is not None else None
+    return prompt.tier_counts(), totals.visible_messages, totals.chars_after, error
+
+
+def _check_counts(path: Path, env) -> ChatHistory:
+    history = ChatHistory(path, env=env, config_files=[])
+    slow = ChatHistory(path, env=env, config_files=[])  # its own facts: no shortening shared with the fast path
+    for number in range(1, len(history) + 1):
+        got = history.call_counts(number)
+        error = got.error.describe() if got.error is not None else None
+        assert (got.counts, got.visible, got.chars_after, error) == _counts_by_prompt(slow, number), number
+    return history
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_call_counts_from_the_whole_chats_facts_equal_the_prompt_at_every_call(tmp_path, seed):
+    path = tmp_path / "gen.chat"
+    path.write_text(callgen.scout_chat(200 + seed, directives=seed % 5 == 4, meta=seed % 4 != 1), encoding="utf-8")
+    history = _check_counts(path, [*ENVS, TIGHT][seed % 3])
+    assert history._counts_fast is (seed % 5 != 4 and history.plain)
+    assert len(history) > 3
+
+
+@pytest.mark.parametrize("path", [*SAMPLES, DEMO], ids=lambda p: p.name)
+@pytest.mark.parametrize("env", [{}, TIGHT], ids=["defaults", "tight"])
+def test_call_counts_of_the_sample_chats_equal_the_prompt_at_every_call(path, env):
+    _check_counts(path, env)
+
+
+def test_the_fast_call_counts_meet_errors_and_the_middle_band(tmp_path):
+    seen = {"fast": 0, "cut": 0, "error": 0}
+    for seed in range(30):
+        path = tmp_path / "gen.chat"
+        path.write_text(callgen.scout_chat(200 + seed, meta=seed % 4 != 1), encoding="utf-8")
+        history = ChatHistory(path, env=TIGHT, config_files=[])
+        for number in range(1, len(history) + 1):
+            got = history.call_counts(number)
+            seen["fast"] += history._counts_fast is True
+            seen["cut"] += got.counts["truncated"] > 0
+            seen["error"] += got.error is not None
+    assert all(seen.values()), seen

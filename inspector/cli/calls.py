@@ -34,20 +34,19 @@ def add_at(parser) -> None:
 def call_rows(history: ChatHistory) -> list[dict]:
     rows = []
     for call in history.calls:
-        prompt = history.at(call.number).prompt()
-        totals = prompt.totals()
-        counts = prompt.tier_counts()
+        found = history.call_counts(call.number)
+        counts = found.counts
         rows.append(
             {
                 "call": call.number,
                 "index": history.response_index(call.number),
                 "line": call.line,
                 "role": call.role,
-                "messages": totals.visible_messages,
-                "chars": totals.chars_after,
+                "messages": found.visible,
+                "chars": found.chars_after,
                 **{str(tier): counts.get(tier, 0) for tier in TIERS},
                 "tools": list(call.tools),
-                "raises": prompt.error.describe() if prompt.error is not None else None,
+                "raises": found.error.describe() if found.error is not None else None,
             }
         )
     return rows

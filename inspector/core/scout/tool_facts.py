@@ -54,6 +54,32 @@ def tool_identity(parsed: Any) -> tuple[object, object]:
     return name, ident
 
 
+class _ShiftedTexts:
+    """Prefix facts' shortened texts: their parent's, positions shifted (written through, never copied:
+    a table over every call of a large chat cuts thousands of prefixes)."""
+
+    __slots__ = ("offset", "texts")
+
+    def __init__(self, texts: dict[int, str] | _ShiftedTexts, offset: int):
+        self.texts, self.offset = texts, offset
+
+    def get(self, position: int, default: str | None = None) -> str | None:
+        return self.texts.get(position + self.offset, default)
+
+    def __getitem__(self, position: int) -> str:
+        return self.texts[position + self.offset]
+
+    def __setitem__(self, position: int, text: str) -> None:
+        self.texts[position + self.offset] = text
+
+    def __contains__(self, position: int) -> bool:
+        return position + self.offset in self.texts
+
+    def items(self) -> Iterator[tuple[int, str]]:
+        offset = self.offset
+        return ((p - offset, t) for p, t in self.texts.items() if p >= offset)
+
+
 class ToolFacts:
     """Tool messages of one list, newest first, with their lengths and parsed JSON."""
 
@@ -78,15 +104,24 @@ class ToolFacts:
         self.prefix = [0, *accumulate(raw)]  # tool chars before each position if all were kept
         self.first_failure = min(self.failures) if self.failures else len(order)
         self.short: list[int | None] = [None] * len(order)  # visible length when truncated, lazily
-        self.short_text: dict[int, str] = {}
+        self.short_text: dict[int, str] | _ShiftedTexts = {}
         self.band_errors: dict[int, ScoutError] = {}
-        self.position = {index: p for p, index in enumerate(order)}
+        self._position: dict[int, int] | None = None
+        self._parent: tuple[ToolFacts, int] | None = None  # prefix facts: the facts they were cut from, offset
         self._nontool_chars: int | None = None
         self._tool_chars: int | None = None
         self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
         self.windows: dict[str, Any] = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
         self._risky: list[int] | None = None
         self._char_sums: tuple[list[int], list[int]] | None = None
+
+    @property
+    def position(self) -> dict[int, int]:
+        """Tool position of each tool message's index; built on first use (a table over every call of a
+        large chat cuts thousands of prefix facts and asks few of them)."""
+        if self._position is None:
+            self._position = {index: p for p, index in enumerate(self.order)}
+        return self._position
 
     def identity(self, index: int) -> tuple[object, object]:
         """Tool name and id of the message at ``index`` ((None, None) for a message that is no tool's)."""
@@ -114,9 +149,10 @@ class ToolFacts:
         new.prefix = [0, *accumulate(new.raw)]
         new.first_failure = min(new.failures) if new.failures else len(new.order)
         new.short = self.short[start:]
-        new.short_text = {p - start: t for p, t in self.short_text.items() if p >= start}
+        new.short_text = _ShiftedTexts(self.short_text, start)
         new.band_errors = {p - start: e for p, e in self.band_errors.items() if p >= start}
-        new.position = {index: p for p, index in enumerate(new.order)}
+        new._position = None
+        new._parent = (self, start)  # a shortened length found here is the parent's too (same message)
         sums = self._sums()
         new._tool_chars = sums[1][start]
         new._nontool_chars = sums[0][count] - new._tool_chars
@@ -128,6 +164,9 @@ class ToolFacts:
         new.shortener = self.shortener
         new.windows = {}
         return new
+
+    def char_sums(self) -> tuple[list[int], list[int]]:
+        return self._sums()
 
     def _sums(self) -> tuple[list[int], list[int]]:
         """Characters of the first k messages, and tool characters counted from each position on."""
@@ -165,7 +204,8 @@ class ToolFacts:
         new.short = fresh + self.short
         new.short_text = {p + shift: t for p, t in self.short_text.items()}
         new.band_errors = {p + shift: e for p, e in self.band_errors.items()}
-        new.position = {index: p for p, index in enumerate(new.order)}
+        new._position = None
+        new._parent = None
         new._nontool_chars = None
         new._tool_chars = None
         new._columns = None
@@ -213,6 +253,8 @@ class ToolFacts:
                 index, message.fields.get("role"), data.get("name"), data.get("id"), exc.exception, exc.why
             )
             self.short[position] = NOTHING_TO_SHORTEN
+            if self._parent is not None:
+                self._share(position)
             return NOTHING_TO_SHORTEN
         if text is None:
             self.short[position] = NOTHING_TO_SHORTEN
@@ -221,7 +263,21 @@ class ToolFacts:
             self.short[position] = len(text)
         short = self.short[position]
         assert short is not None
+        if self._parent is not None:
+            self._share(position)
         return short
+
+    def _share(self, position: int) -> None:
+        """Give the facts this prefix was cut from what shortening ``position`` found: the same message
+        shortens the same way at every call, so the next cut copies it instead of shortening again."""
+        parent, offset = self._parent  # type: ignore[misc]
+        at = position + offset
+        if parent.short[at] is None:
+            if position in self.band_errors:
+                parent.band_errors[at] = self.band_errors[position]
+            parent.short[at] = self.short[position]
+            if parent._parent is not None:
+                parent._share(at)
 
     def _shorten(self, data: dict[str, Any], kind: int) -> str | None:
         shorten_string = self.shortener

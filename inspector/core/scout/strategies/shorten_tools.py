@@ -7,8 +7,8 @@ are filled with slice operations rather than walked.
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from typing import Any
+from bisect import bisect_left, bisect_right
+from typing import Any, NamedTuple
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
@@ -286,3 +286,85 @@ class ShortenToolsPlan:
     def origins(self) -> list[int]:
         """For each prepared message, the index of the message it came from."""
         return [i for i in range(self.facts.count) if self.tier_of(i) in (d.FULL, d.TRUNCATED)]
+
+
+class PrefixCounts(NamedTuple):
+    """What a plan of a chat's first messages sends, in numbers (``prefix_counts``)."""
+
+    counts: dict[d.Tier, int]
+    visible: int  # messages sent (0 when scout-ai raises)
+    chars_after: int  # characters sent (0 when scout-ai raises)
+    error: ScoutError | None
+
+
+def prefix_counts(facts: ToolFacts, count: int, thresholds: tuple[int, int, int, int, int]) -> PrefixCounts:
+    """Tier counts, messages and characters sent by ``ShortenToolsPlan(facts.prefix_facts(messages[:count]))``
+    without cutting the facts: the same walk, read in ``facts``' own positions with the counters re-based.
+
+    A table over every call of a 20,000-message chat plans thousands of prefixes; cutting each one's facts
+    costs more than its plan. Tests compare this with the full plan on generated chats and the samples.
+    """
+    full_calls, full_outputs, max_calls, max_outputs, budget = thresholds
+    kinds, raw, outs, prefix = facts.kinds, facts.raw, facts.outs, facts.prefix
+    size = len(kinds)
+    o = facts.newer_than(count)  # the prefix's tool positions are o..size-1 here, 0..size-o-1 in its own facts
+    walked = size - o
+    base_out = outs[o - 1] if o else 0
+    base_chars = prefix[o]
+    stop = min((p for p in facts.failures if p >= o), default=size)
+    start = min(bisect_left(prefix, budget + base_chars, o, stop + 1), stop)
+    chars = prefix[start] - base_chars
+    kept_extra = cut = drop = raised = unreached = 0
+    error: ScoutError | None = None
+    limit = max(max_calls, max_outputs, full_calls - 1, full_outputs - 1)
+    drop_from = min(max(bisect_right(outs, limit + base_out, o), start), stop)
+    p = start
+    while p < size:
+        if p == drop_from and p < stop:
+            drop += stop - p
+            p = stop
+            continue
+        kind = kinds[p]
+        if kind == FAIL:
+            error = facts.failures[p]
+            raised += 1
+            break
+        counted = outs[p] - base_out
+        if kind == OUTPUT:
+            full_limit, max_limit = full_outputs, max_outputs
+        else:
+            full_limit, max_limit = full_calls, max_calls
+        if counted < full_limit or chars < budget:
+            chars += raw[p]
+        elif counted > max_limit:
+            drop += 1
+        else:
+            length = facts.shortened(p)
+            if length == NOTHING_TO_SHORTEN:
+                if p in facts.band_errors:
+                    error = facts.band_errors[p]
+                    raised += 1
+                    break
+                kept_extra += raw[p]
+            else:
+                chars += length
+                cut += 1
+        p += 1
+    if error is not None:
+        unreached = size - p - 1
+    counts = {
+        d.FULL: count - walked + (walked - cut - drop - raised - unreached),
+        d.TRUNCATED: cut,
+        d.DROPPED: drop,
+        d.ERROR: raised,
+        d.UNDECIDED: unreached,
+    }
+    if error is not None:
+        # messages outside the walk older than the failure were never reached (tool ones older: size - newer)
+        skipped = error.index - (size - facts.newer_than(error.index))
+        counts[d.FULL] -= skipped
+        counts[d.UNDECIDED] += skipped
+        return PrefixCounts(counts, 0, 0, error)
+    chars_sums, tool_from = facts.char_sums()
+    nontool = chars_sums[count] - tool_from[o]
+    return PrefixCounts(counts, counts[d.FULL] + cut, nontool + chars + kept_extra, None)
