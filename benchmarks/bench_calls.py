@@ -1,7 +1,7 @@
 """Model calls on a 20,000-message chat: stepping to another call, one message's timeline, following appends.
 
 Run: python benchmarks/bench_calls.py [MESSAGES]
-Targets (issue 10): another call repaints within 100 ms; the timeline of one message over all calls within
+Targets (issue 10): another call repaints within 100 ms (the first frame after the key); the timeline of one message over all calls within
 1 s; an append of a few messages to a followed chat re-plans within 200 ms. Figures are wall-clock on this
 machine: the core work (cut chat, plan, rows), and in the app (Pilot, headless) from the key to the frame.
 """
@@ -20,7 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_app import paint, wait_for
 from bigchat import write, write_scout
+from textual import events
 
+from inspector.cli.calls import call_rows
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.live import Follower
 from inspector.core.calls.timeline import message_tiers
@@ -57,6 +59,9 @@ def core(path: Path, label: str) -> None:
         filter_rows(rows, prompt, None, None)
         steps.append(time.perf_counter() - t0)
     print(f"  step to another call (cut chat, plan, rows, totals): {ms(steps)}; re-loads {history.reloads}")
+    t0 = time.perf_counter()
+    table = call_rows(ChatHistory(path, config_files=[], env={}))
+    print(f"  the calls table ({len(table):,} rows, as `prompt-inspector calls`): {time.perf_counter() - t0:.2f} s")
     lines = []
     for index in (3, len(history.whole.chat.messages) // 2, len(history.whole.chat.messages) - 40):
         t0 = time.perf_counter()
@@ -87,22 +92,58 @@ def follow(path: Path) -> None:
     )
 
 
-async def app_steps(path: Path) -> None:
+async def app_steps(path: Path, switch: float | None = None) -> None:
+    """Two figures: key to the first frame showing the other call (the key sent as a terminal would, the frame
+    the app itself renders: App._display is timed), and key to idle as Pilot's press waits for it (the detail
+    pane, the strip's timeline and the open analyses done too)."""
+    default = sys.getswitchinterval()
+    if switch is not None:
+        sys.setswitchinterval(switch)
     app = InspectorApp(path, config_files=[], env={})
     app.animation_level = "none"
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_for(pilot, lambda: app.history is not None and app.totals is not None, 120)
-        await pilot.pause(0.5)
-        times = []
-        for key in ["comma"] * 6 + ["full_stop"] * 3:
-            version = app.call_version
-            before = app.totals
-            t0 = time.perf_counter()
-            await pilot.press(key)
-            await wait_for(pilot, lambda b=before, v=version: app.totals is not b and app.call_version > v)
-            paint(app)
-            times.append(time.perf_counter() - t0)
-        print(f"  app: key to repainted frame at another call: {ms(times)} (now call {app.call})")
+    frames: list[float] = []
+    display = app._display
+
+    def timed_display(screen, renderable):
+        display(screen, renderable)
+        frames.append(time.perf_counter())
+
+    app._display = timed_display  # type: ignore[method-assign]
+    label = f"switch interval {switch * 1000:g} ms" if switch is not None else "default switch interval"
+    try:
+        async with app.run_test(size=(160, 50)) as pilot:
+            await wait_for(pilot, lambda: app.history is not None and app.totals is not None, 120)
+            await pilot.pause(0.5)
+            first, idle = [], []
+            for key in ["comma"] * 6 + ["full_stop"] * 3:
+                version, before = app.call_version, app.totals
+                shown: list[float] = []
+                t0 = time.perf_counter()
+                event = events.Key(key, "," if key == "comma" else ".")
+                event.set_sender(app)
+                app._driver.send_message(event)
+                while not shown:
+                    if app.totals is not before and app.call_version > version:
+                        handled = time.perf_counter()
+                        while not any(f > handled for f in frames):
+                            await asyncio.sleep(0.001)
+                        shown.append(next(f for f in frames if f > handled))
+                    else:
+                        await asyncio.sleep(0.001)
+                first.append(shown[0] - t0)
+                await pilot.pause(0.5)
+                version, before = app.call_version, app.totals
+                t0 = time.perf_counter()
+                await pilot.press("comma" if key == "full_stop" else "full_stop")
+                await wait_for(pilot, lambda b=before, v=version: app.totals is not b and app.call_version > v)
+                paint(app)
+                idle.append(time.perf_counter() - t0)
+                await pilot.press(key)  # back to where the next step starts
+                await pilot.pause(0.3)
+            print(f"  app ({label}): key to the first frame at another call: {ms(first)}")
+            print(f"  app ({label}): key to idle (Pilot press: detail, strip, analyses done): {ms(idle)}")
+    finally:
+        sys.setswitchinterval(default)
 
 
 def main() -> None:
@@ -113,6 +154,7 @@ def main() -> None:
         core(chat, "scout chat")
         follow(chat)
         asyncio.run(app_steps(chat))
+        asyncio.run(app_steps(chat, 0.001))
         data = write(Path(tmp) / "big.json", messages)
         core(data, "JSON array")
 

@@ -252,8 +252,16 @@ def test_call_counts_from_the_whole_chats_facts_equal_the_prompt_at_every_call(t
     path = tmp_path / "gen.chat"
     path.write_text(callgen.scout_chat(200 + seed, directives=seed % 5 == 4, meta=seed % 4 != 1), encoding="utf-8")
     history = _check_counts(path, [*ENVS, TIGHT][seed % 3])
-    assert history._counts_fast is (seed % 5 != 4 and history.plain)
+    assert history._counts_fast or seed % 5 == 4  # a chat whose directives pick other strategies: the prompt
     assert len(history) > 3
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_call_counts_of_json_chats_equal_the_prompt_at_every_call(tmp_path, seed):
+    path = tmp_path / "chat.json"
+    path.write_text(callgen.json_chat(seed), encoding="utf-8")
+    history = _check_counts(path, [*ENVS, TIGHT][seed % 3])
+    assert len(history) > 0 and history._counts_fast
 
 
 @pytest.mark.parametrize("path", [*SAMPLES, DEMO], ids=lambda p: p.name)

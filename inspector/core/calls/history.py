@@ -347,13 +347,15 @@ class ChatHistory:
         """
         if self._counts_fast is None:
             plan = self.whole.prompt().plan
-            self._counts_fast = (
-                self.plain and isinstance(plan, ShortenToolsPlan) and plan.facts is self.whole.facts is not None
-            )
+            self._counts_fast = isinstance(plan, ShortenToolsPlan) and plan.facts is self.whole.facts is not None
         call = self.call(number)
-        if self._counts_fast and self.marked is not None and call.line is not None:
-            parsed = self.marked.cut(call.line)
-            count = self._plain_count(call, parsed) if parsed is not None else None
+        if self._counts_fast:
+            count = None
+            if self.whole.chat.format != scout_chat.NAME or call.line is None:
+                count = call.start  # the message list cut (_cut_list): its first messages, the same config
+            elif self.plain and self.marked is not None:
+                parsed = self.marked.cut(call.line)
+                count = self._plain_count(call, parsed) if parsed is not None else None
             if count is not None:
                 facts = self.whole.facts
                 assert facts is not None
@@ -400,6 +402,7 @@ class ChatHistory:
         facts = None
         if number in self.prefix_counts or _is_prefix(chat.messages, whole.chat.messages):
             facts = whole.facts.prefix_facts(chat.messages)
+            facts.position  # noqa: B018 - built here, in the caller's thread, not by the first paint of the rows
         if chat.config == whole.chat.config:
             return Inspection(chat, whole.thresholds, self.strategies, facts=facts, epoch=whole.epoch, **_same(whole))
         thresholds = resolve(

@@ -63,6 +63,12 @@ def fit(text: str, width: int) -> str:
     """Exactly ``width`` cells, with an ellipsis when cut (cell-aware: CJK and emoji measured)."""
     if width <= 0:
         return ""
+    if len(text) > 4 * width + 8:
+        # measure a head, not the whole preview (splitting a long one into graphemes costs a millisecond a
+        # row): when its first half is already too wide, the cut falls well inside it, the same cut
+        head = text[: 4 * width + 8]
+        if cell_len(head[: 2 * width + 4]) > width:
+            return set_cell_size(head, width - 1) + "…"
     if cell_len(text) > width:
         return set_cell_size(text, width - 1) + "…"
     return set_cell_size(text, width)
