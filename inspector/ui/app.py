@@ -83,9 +83,10 @@ QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
 
 
-# what a finding does to the prompt, worst first: a role the model is sent by mistake, then the
+# what a finding does to the prompt, worst first: a role the model is sent by mistake, a chat that is
+# already a prepared prompt (every cut is a second one), then the
 # parser traps that swallow lines, then notes about what scout-ai would do on another run
-HARM = {"unknown_role": 0, "previous_response_id": 9}
+HARM = {"unknown_role": 0, "already_prepared": 1, "previous_response_id": 9}
 
 
 def by_harm(findings: list) -> list:
