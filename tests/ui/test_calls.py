@@ -141,7 +141,7 @@ async def test_follow_picks_up_appends_and_renames_without_a_key(make_app, tmp_p
         new.write_text("user:\n\nrewritten\n\nassistant:\n\nonly\n", encoding="utf-8")
         os.replace(new, path)
         await settle(app, pilot, 0.3)
-        assert any("rewritten" in line for line in view_lines(app)) and "after 1 calls" in screen_text(app)
+        assert any("rewritten" in line for line in view_lines(app)) and "after 1 call;" in screen_text(app)
         path.unlink()
         await settle(app, pilot, 0.3)
         assert f"{path} is gone; showing the last version read" in app.notices
