@@ -750,6 +750,8 @@ class InspectorApp(App):
         current = self.inspection.version_for(spec).name
         following = order[(order.index(current) + 1) % len(order)]
         self.inspection.set_version(following)
+        if self.history is not None:
+            self.history.set_version(following)  # the whole chat and every call follow, not just the one on screen
         self.scout_version = following  # a reload keeps it
         self.editor.show(self.thresholds, self.strategies, self.active_keys(self.strategies))
         self.schedule_replan(0)
