@@ -216,3 +216,15 @@ async def test_why_finds_and_applies_an_epoch_setting_fix(make_app, tmp_path):
             "epoch_tool_call_threshold = 13 applied: message #2 is now full (prompt +4,791 characters" in n
             for n in app.notices
         )
+
+
+async def test_why_names_the_parser_trap_that_swallowed_the_text(make_app):
+    from pathlib import Path
+
+    traps = Path(__file__).resolve().parents[2] / "sample_chats" / "traps.chat"
+    app = make_app(traps)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(app, pilot)
+        await ask_why(app, pilot, "This answer is swallowed")
+        shown = screen_text(app)
+        assert "trap: text swallowed by a parser trap: `[[` at line 8 protects every line up to a line ending" in shown
