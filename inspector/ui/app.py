@@ -41,6 +41,7 @@ from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
 from inspector.core.present.sanitize import one_line
 from inspector.core.present.settings_lines import as_scout_config
+from inspector.core.present.timeline import calls_count, calls_range
 from inspector.core.scout import versions
 from inspector.core.scout.decision import Tier
 from inspector.core.scout.prepare import Prompt
@@ -907,7 +908,7 @@ class InspectorApp(App):
         if history is None or not len(history):
             return self.label
         if self.call is None:
-            return f"{self.label}  ·  next call (after {len(history)} calls; < steps back)"
+            return f"{self.label}  ·  next call (after {calls_count(len(history))}; < steps back)"
         return f"{self.label}  ·  call {self.call} of {len(history)}"
 
     def action_earlier_call(self) -> None:
@@ -1068,16 +1069,16 @@ class InspectorApp(App):
         if line.first is None:
             note = "written after the last call"
         elif line.last_seen is None:
-            note = f"never sent (calls {line.first}-{total})"
+            note = f"never sent ({calls_range(line.first, total)})"
         else:
-            note = f"sent at calls {line.first}-{line.last_seen}"
+            note = f"sent at {calls_range(line.first, line.last_seen)}"
             note += f", cut from {cut}" if cut is not None and cut <= line.last_seen else ""
             note += f", hidden from {line.hidden_from}" if line.hidden_from is not None else ", to the last"
         try:
             strip = self.query_one(CallStrip)
         except NoMatches:  # the app is closing
             return
-        strip.show(f"#{self.view.current_row} over {total} calls", tiers, self.call, note)
+        strip.show(f"#{self.view.current_row} over {calls_count(total)}", tiers, self.call, note)
 
     # -- follow the file ----------------------------------------------------------------
     def action_toggle_follow(self) -> None:

@@ -131,7 +131,7 @@ async def test_follow_picks_up_appends_and_renames_without_a_key(make_app, tmp_p
     app.follow_every = 0.05
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert "after 1 calls" in screen_text(app)
+        assert "after 1 call;" in screen_text(app)
         with open(path, "a", encoding="utf-8") as handle:
             handle.write("\nuser:\n\nagain\n\nassistant:\n\nsecond answer\n")
         await settle(app, pilot, 0.3)
@@ -141,10 +141,20 @@ async def test_follow_picks_up_appends_and_renames_without_a_key(make_app, tmp_p
         new.write_text("user:\n\nrewritten\n\nassistant:\n\nonly\n", encoding="utf-8")
         os.replace(new, path)
         await settle(app, pilot, 0.3)
-        assert any("rewritten" in line for line in view_lines(app)) and "after 1 calls" in screen_text(app)
+        assert any("rewritten" in line for line in view_lines(app)) and "after 1 call;" in screen_text(app)
         path.unlink()
         await settle(app, pilot, 0.3)
         assert f"{path} is gone; showing the last version read" in app.notices
         await pilot.press("o")
         await settle(app, pilot)
         assert app.notices[-1] == "no longer following the file" and not app.following
+
+
+async def test_one_call_reads_in_the_singular(make_app):
+    traps = Path(__file__).resolve().parents[2] / "sample_chats" / "traps.chat"
+    app = make_app(traps)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        text = screen_text(app)
+        assert "next call (after 1 call; < steps back)" in text
+        assert "#0 over 1 call ▕=▏ sent at call 1, to the last" in text

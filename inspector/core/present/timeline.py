@@ -55,10 +55,19 @@ def sentence(history: ChatHistory, line: Timeline, what: str = "it") -> str:
     return f"written before call {line.first}; last sent at call {seen}; at call {line.hidden_from}: {then}"
 
 
+def calls_range(first: int, last: int) -> str:
+    """``call 3`` or ``calls 3-9``: one wording for a run of calls in every view."""
+    return f"call {first}" if first == last else f"calls {first}-{last}"
+
+
+def calls_count(n: int) -> str:
+    return f"{n:,} call" if n == 1 else f"{n:,} calls"
+
+
 def span_lines(line: Timeline) -> list[str]:
     out = []
     for span in line.spans():
-        calls = f"call {span.first}" if span.first == span.last else f"calls {span.first}-{span.last}"
+        calls = calls_range(span.first, span.last)
         sent = "sent" if span.visible else "cut out" if span.tier == d.TRUNCATED else "not sent"
         out.append(f"{calls}: {span.tier}, {sent}")
     return out
