@@ -36,6 +36,9 @@ def test_a_threshold_warning_is_printed_once(capsys, monkeypatch, tmp_path):
     captured = capsys.readouterr()
     line = "MAX_TOOL_CHARS='100k' from the environment is read by scout-ai as 100"
     assert (captured.out + captured.err).count(line) == 1
+    assert main(["thresholds", "--no-scout-config"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == f"prompt-inspector: warning: {line}\n" and "warning" not in captured.out
 
 
 def test_diff_without_settings_says_why_nothing_differs(capsys, monkeypatch):

@@ -144,3 +144,18 @@ def test_headless_commands_never_import_textual_or_rich():
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert r.returncode == 0, r.stderr
+
+
+def test_why_names_the_parser_trap_that_swallowed_the_text():
+    traps = ROOT / "sample_chats" / "traps.chat"
+    r = run("why", traps, "This answer is swallowed")
+    assert r.returncode == 0, r.stderr
+    assert (
+        "    trap: text swallowed by a parser trap: `[[` at line 8 protects every line up to a line ending in `]]` "
+        "(1 header-like line, the first at line 10 swallowed)\n"
+    ) in r.stdout
+    r = run("why", traps, "Also swallowed", "--format", "json")
+    [row] = json.loads(r.stdout)
+    assert row["trap"].startswith("<thinking> at line 21 protects every line up to its closing tag")
+    r = run("why", traps, "Visible again", "--format", "json")
+    assert [row["trap"] for row in json.loads(r.stdout)] == [None, None]

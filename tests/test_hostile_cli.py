@@ -137,8 +137,8 @@ def test_a_hostile_etc_config_in_the_checkout_is_skipped_with_a_warning(tmp_path
     r = run_cli("thresholds", "c.chat", cwd=tmp_path)
     assert_clean(r, 0)
     warning = f"{config}: this scout config file is {what}; scout-ai would try to read it, so its values may differ"
-    assert r.lines() == [f"prompt-inspector: warning: {warning}"]
-    assert r.stdout.splitlines()[-1] == f"warning: {warning}"
+    assert r.lines() == [f"prompt-inspector: warning: {warning}"]  # shown once, on stderr
+    assert "warning" not in r.stdout and r.stdout.splitlines()[-1].startswith("max_tool_chars ")
 
 
 def test_config_priority_written_with_a_superscript_digit_is_to_i_zero(tmp_path):

@@ -74,8 +74,6 @@ def run(args, overrides, config_files) -> int:
         v = values.values[key]
         shown = value_text(v.value) if isinstance(v.value, float) else short_int(int(v.value))
         lines.append(f"{key.ljust(width)}  {shown:>9}  {terminal_line(v.describe_source(), 400)}")
-    if values.warnings:
-        lines.append("")
-        lines.extend(f"warning: {w}" for w in values.warnings)
+    # the warnings went to stderr above (sanitised and cut there), once: not repeated under the table
     emit(args, "\n".join(lines) + "\n")
     return EXIT_OK

@@ -75,6 +75,8 @@ def render(result, reports, thresholds) -> str:
         lines.append(f"    {state}: {o.tier} ({o.reason}); found in {o.field} at {o.spot.start:,}-{o.spot.end:,}")
         lines.append(f"    rule: {one_line(o.why, 1000)}")
         lines.append(f"    text: {one_line(o.context, 200)}")
+        if o.trap:
+            lines.append(f"    trap: text swallowed by a parser trap: {one_line(o.trap, 1000)}")
         if o.visible:
             continue
         if report.fixes:

@@ -25,6 +25,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -84,9 +85,10 @@ QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
 
 
-# what a finding does to the prompt, worst first: a role the model is sent by mistake, then the
+# what a finding does to the prompt, worst first: a role the model is sent by mistake, a chat that is
+# already a prepared prompt (every cut is a second one), then the
 # parser traps that swallow lines, then notes about what scout-ai would do on another run
-HARM = {"unknown_role": 0, "previous_response_id": 9}
+HARM = {"unknown_role": 0, "already_prepared": 1, "previous_response_id": 9}
 
 
 def by_harm(findings: list) -> list:
@@ -215,16 +217,35 @@ class InspectorApp(App):
         it are already queued: they are held and replayed once the focus is there, so a burst
         like `t 150000` or `/needle` types into the field, not into the list.
         """
-        self.held_keys = []
+        if self.held_keys is None:  # already holding (a dialog opening): keep what it holds
+            self.held_keys = []
 
         def land() -> None:
             widget.focus()
-            self.call_after_refresh(release)
+            self.call_after_refresh(self.release_held_keys)
 
-        def release() -> None:
-            held, self.held_keys = self.held_keys or [], None
-            for key in held:
-                self.post_message(events.Key(key.key, key.character))
+        self.call_after_refresh(land)
+
+    def release_held_keys(self) -> None:
+        held, self.held_keys = self.held_keys or [], None
+        for key in held:
+            self.post_message(events.Key(key.key, key.character))
+
+    def push_dialog(self, screen: Screen, callback) -> None:
+        """Open a dialog; keys typed while it opens (`e` then a path, `p` then a name) are held and
+        replayed once its field has the focus, instead of landing on the list or the first button."""
+        if self.held_keys is None:
+            self.held_keys = []
+        self.push_screen(screen, callback)
+        tries = [50]  # a dialog that never mounts must not hold the keys for ever
+
+        def land() -> None:
+            tries[0] -= 1
+            if not screen.is_mounted and tries[0] > 0:
+                self.call_after_refresh(land)
+                return
+            # its on_mount asked for the focus (app.call_later): replayed after that has run
+            self.call_after_refresh(self.release_held_keys)
 
         self.call_after_refresh(land)
 
@@ -792,7 +813,7 @@ class InspectorApp(App):
         if self.thresholds.follows():
             every["max_tool_outputs"] = None  # saved as "follows max_tool_calls", not as today's number
         version = getattr(self.prompt, "version", "") or None
-        self.push_screen(PresetsScreen(every, self.strategies, version), picked)
+        self.push_dialog(PresetsScreen(every, self.strategies, version), picked)
 
     # -- export, copy, notes, reload, help --------------------------------------------
     def action_export(self) -> None:
@@ -800,7 +821,7 @@ class InspectorApp(App):
             if result is not None:
                 self.export(result)
 
-        self.push_screen(ExportScreen(self.path), picked)
+        self.push_dialog(ExportScreen(self.path), picked)
 
     @work(thread=True, group="export", description="export", exit_on_error=False)
     def export(self, choice: ExportChoice) -> None:

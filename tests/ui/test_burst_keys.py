@@ -175,3 +175,30 @@ async def test_keys_after_enter_and_escape_reach_the_detail_then_the_list(make_a
         queue_keys(app, ["escape", "j"])
         await settle(app, pilot)
         assert app.focused is app.view and app.view.current_row == 42
+
+
+async def test_keys_typed_while_the_export_dialog_opens_reach_its_path(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        queue_keys(app, ["e", *["backspace"] * 4, *"jsonx", "backspace", "l"])
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+        assert screen.query_one("#path").value == "debug_session.prompt.jsonl"
+        assert "debug_session.prompt.jsonl" in screen_text(app)
+
+
+async def test_keys_typed_while_the_presets_dialog_opens_reach_its_name_field(make_app, tmp_path, monkeypatch):
+    from inspector.ui.screens.presets import PresetsScreen
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        queue_keys(app, ["p", *"wide", "backspace", "r"])
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, PresetsScreen)
+        assert screen.query_one("#preset-name").value == "widr"
+        assert "widr" in screen_text(app)

@@ -144,3 +144,34 @@ async def test_the_banner_names_unknown_roles_before_other_findings(make_app):
         assert banner.startswith(
             "5 loader finding(s), i for all: unknown role(s) sent as is: note, http · line 8: `[[` at line 8"
         )
+
+
+async def test_the_banner_says_a_reopened_export_is_already_a_prepared_prompt(make_app, tmp_path):
+    from inspector.core.inspection import open_inspection
+    from inspector.core.present.export import prepared_bytes
+
+    from .conftest import DEMO
+
+    exported = tmp_path / "demo.prompt.chat"
+    exported.write_bytes(prepared_bytes(open_inspection(DEMO, env={}, config_files=[]).prompt(), "chat"))
+    app = make_app(exported)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(app, pilot)
+        banner = str(app.query_one("#banner").render())
+        assert banner.startswith(
+            "1 loader finding(s), i for all: line 20: this chat looks like an already-prepared prompt: 11 messages"
+        )
+
+
+async def test_a_call_in_the_older_function_shape_previews_as_name_and_arguments(make_app):
+    from pathlib import Path
+
+    old_tools = Path(__file__).resolve().parents[2] / "sample_chats" / "old_tools.chat"
+    app = make_app(old_tools)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(app, pilot)
+        for row in (1, 3, 5):  # flat, nested in "function", arguments as an object: all read the same way
+            left, right = split(row_line(app, row))
+            assert '"function"' not in left + right and '"name"' not in left + right
+        left, right = split(row_line(app, 3))
+        assert 'read_file: {"path":"README.md"}' in left and 'read_file: {"path":"README.md"}' in right

@@ -184,3 +184,15 @@ async def test_help_and_footer_list_the_new_keys(make_app):
         ):
             assert line in text, line
         assert "reserved" not in text
+
+
+async def test_why_names_the_parser_trap_that_swallowed_the_text(make_app):
+    from pathlib import Path
+
+    traps = Path(__file__).resolve().parents[2] / "sample_chats" / "traps.chat"
+    app = make_app(traps)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(app, pilot)
+        await ask_why(app, pilot, "This answer is swallowed")
+        shown = screen_text(app)
+        assert "trap: text swallowed by a parser trap: `[[` at line 8 protects every line up to a line ending" in shown

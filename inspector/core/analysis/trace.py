@@ -18,6 +18,7 @@ from inspector.core.analysis.jsonspans import StringSpan, decoded_fields, shorte
 from inspector.core.analysis.visibility import Spot, kept_ranges, survives
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
+from inspector.core.model import Finding
 from inspector.core.numbering import RowNumbers
 from inspector.core.present.wording import describe, describe_consumed
 from inspector.core.scout import decision as d
@@ -46,6 +47,7 @@ class Occurrence:
     visible: bool
     why: str  # the rule, in words, with the numbers compared
     context: str  # the hit with a little text either side
+    trap: str | None = None  # a loader finding: this message's text took in lines a parser trap swallowed
 
     @property
     def field(self) -> str:
@@ -70,6 +72,7 @@ class Occurrence:
             "visible": self.visible,
             "why": self.why,
             "context": self.context,
+            "trap": self.trap,
         }
 
 
@@ -109,6 +112,26 @@ class Trace:
         if seen:
             return f"{shown}: {where}; the model sees {seen} of them, so it still has the text."
         return f"{shown}: {where}; the model sees none of them."
+
+
+def _traps(chat: Any) -> list[Finding]:
+    """The loader findings that say a parser trap (`[[`, a tag, a fence...) swallowed header-like lines."""
+    return sorted((f for f in chat.findings if f.swallowed and f.line is not None), key=lambda f: f.line)
+
+
+def _trap_of(traps: list[Finding], chat: Any, index: int) -> str | None:
+    """The trap whose opening line lies in message ``index`` (its text ran on over lines meant as messages)."""
+    if not traps:
+        return None
+    start = chat.line_of(index)
+    if start is None:
+        return None
+    end = chat.line_of(index + 1) if index + 1 < len(chat.messages) else None
+    for f in traps:
+        assert f.line is not None
+        if f.line >= start and (end is None or f.line < end):
+            return f.message
+    return None
 
 
 def compile_pattern(text: str, regex: bool = False, ignore_case: bool = False) -> re.Pattern[str]:
@@ -182,6 +205,7 @@ def trace(
     values = inspection.thresholds
     numbers = RowNumbers.of(chat)
     escapes = None if regex else _escapes_for(text, ignore_case)
+    traps = _traps(chat)
     for index, message in enumerate(chat.messages):
         if not index & 255:
             pause_if_due()  # in the app's worker: let keys through
@@ -222,6 +246,7 @@ def trace(
                     visible,
                     why,
                     context,
+                    _trap_of(traps, chat, index),
                 )
             )
     for rank, k in enumerate(numbers.consumed_order):

@@ -27,6 +27,7 @@ from inspector.core.io.files import read_chat_bytes
 from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, scout_chat
 from inspector.core.model import Chat, Finding, Message
 from inspector.core.scout.parser import Marked, Parsed
+from inspector.core.scout.prepared import prepared_findings
 from inspector.core.scout.preprocess import WORKFLOW_ROLES, preprocess, previous_response_findings
 from inspector.core.scout.roles import unknown_role_findings
 from inspector.core.scout.settings import resolve
@@ -193,6 +194,7 @@ class ChatHistory:
             chat.findings.extend(previous_response_findings([last], self.path))
         if self.unknown_roles or unknown_role_findings(part.messages, True):
             chat.findings.extend(unknown_role_findings(messages, True))
+        chat.findings.extend(prepared_findings(chat))
         return chat, kept, same
 
     def __repr__(self) -> str:
@@ -438,6 +440,7 @@ def _plain_cut_chat(history: ChatHistory, parsed: Parsed, start: int, count: int
     chat.findings.extend(previous_response_findings([source[i] for i in ids], whole.path))
     if history.unknown_roles:
         chat.findings.extend(unknown_role_findings(messages, True))
+    chat.findings.extend(prepared_findings(chat))
     return chat
 
 

@@ -43,8 +43,14 @@ def _preview_of_parsed(data: Any, kind: int | None) -> str | None:
     if kind == OUTPUT and "content" in data:
         inner = data["content"]
         return inner[:PREVIEW_LIMIT] if isinstance(inner, str) else content_text(inner)[:PREVIEW_LIMIT]
-    if kind == CALL and "arguments" in data:
-        return content_text(data["arguments"])[:PREVIEW_LIMIT]
+    if kind == CALL:
+        # the row shows `name: arguments`, so never the envelope: older shapes nest the call in "function"
+        function = data.get("function")
+        holder = data if "arguments" in data or not isinstance(function, dict) else function
+        if "arguments" in holder:
+            return content_text(holder["arguments"])[:PREVIEW_LIMIT]
+        if "name" in holder:
+            return "(no arguments)"
     return None
 
 

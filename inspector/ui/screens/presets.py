@@ -17,6 +17,7 @@ from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS
 
 from ..results import PresetChoice
+from ..widgets.burst_input import BurstInput
 from .base import Dialog
 
 SHORT = {
@@ -48,7 +49,7 @@ class PresetsScreen(Dialog):
         with Vertical(classes="box"):
             yield Static(Content(f"Presets in {presets_path()}"), classes="hint")
             yield OptionList(id="preset-list")
-            yield Input(placeholder="name for the current thresholds", id="preset-name")
+            yield BurstInput(placeholder="name for the current thresholds", id="preset-name")
             yield Static("", id="preset-message")
             with Horizontal(classes="buttons"):
                 yield Button("Save current", id="save", variant="primary")

@@ -46,12 +46,13 @@ HINT = (
 def occurrence_text(o: Occurrence) -> str:
     where = f", line {o.line}" if o.line else ""
     state = "VISIBLE" if o.visible else "HIDDEN"
+    trap = f"\n  trap: text swallowed by a parser trap: {one_line(o.trap, 600)}" if o.trap else ""
     return (
         f"#{o.row}  {cell(o.role)}  {cell(o.name)}  {cell(o.id)}{where}\n"
         f"  {state}: {GLYPHS.get(o.tier, '')} {o.tier} ({o.reason}) · in {one_line(o.field, 60)} "
         f"at {o.spot.start:,}-{o.spot.end:,}\n"
         f"  rule: {one_line(o.why, 600)}\n"
-        f"  text: {one_line(o.context, 200)}"
+        f"  text: {one_line(o.context, 200)}{trap}"
     )
 
 

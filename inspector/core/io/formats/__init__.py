@@ -16,6 +16,7 @@ from inspector.core.io.formats import anthropic, json_array, jsonl, openai_chat,
 from inspector.core.io.formats.jsondoc import shape
 from inspector.core.model import Chat, Finding
 from inspector.core.ruby.text import bad_line, fixutf8, repair_note
+from inspector.core.scout.prepared import prepared_findings
 from inspector.core.scout.roles import unknown_role_findings
 
 # Sniff order: the specific JSON shapes before the plain array, scout text last (it is the fallback).
@@ -118,4 +119,6 @@ def load_data(data: bytes, shown: str, input_format: str | None = None) -> Chat:
         raise
     chat.format = chat.format or name
     chat.findings.extend(unknown_role_findings(chat.messages, name == scout_chat.NAME))
+    if name != scout_chat.NAME:  # the scout loader (and every cut of a scout chat) adds it itself
+        chat.findings.extend(prepared_findings(chat))
     return chat

@@ -7,6 +7,7 @@ import re
 
 from inspector.core.model import Chat
 from inspector.core.scout.parser import Parsed, parse
+from inspector.core.scout.prepared import prepared_findings
 from inspector.core.scout.preprocess import preprocess
 
 NAME = "scout"
@@ -28,4 +29,5 @@ def load_parsed(parsed: Parsed, path: str | None) -> Chat:
     """The chat scout-ai compiles from one parse (the parse's own lists are not changed)."""
     chat = Chat(list(parsed.messages), path=path, format=NAME, findings=list(parsed.findings))
     preprocess(chat, parsed.synthetic_first)
+    chat.findings.extend(prepared_findings(chat))
     return chat

@@ -1,0 +1,39 @@
+"""A chat that is already a prepared prompt (the output of `prepare --format chat`, or a copy of what
+scout-ai sent): its tool outputs carry scout-ai's own cut markers, and the strategies would cut them again."""
+
+from __future__ import annotations
+
+import re
+
+from inspector.core.model import Chat, Finding
+from inspector.core.numbering import RowNumbers
+
+# `Truncated (217): <head><...217 - 1a2b3...><tail>` (shorten_string) or 2.x's `[CONTEXT-COMPACTED - ...]`
+MARKER = re.compile(r"Truncated \(\d+\): .*?<\.\.\.\d+ - [0-9a-f]{5}\.\.\.>|\[CONTEXT-COMPACTED - ", re.S)
+QUICK = ("Truncated (", "[CONTEXT-COMPACTED")  # cheap substring tests before the pattern
+
+
+def prepared_findings(chat: Chat) -> list[Finding]:
+    """One finding when messages hold scout-ai's cut markers: the chat looks like an already-prepared prompt."""
+    hits: list[int] = []
+    for index, message in enumerate(chat.messages):
+        content = message.fields.get("content")
+        if isinstance(content, str) and any(q in content for q in QUICK) and MARKER.search(content):
+            hits.append(index)
+    if not hits:
+        return []
+    first = hits[0]
+    row = RowNumbers.of(chat).row_of_message(first)  # the `#` column's number
+    line = chat.line_of(first)
+    count = f"{len(hits)} messages hold" if len(hits) > 1 else "1 message holds"
+    return [
+        Finding(
+            "already_prepared",
+            f"this chat looks like an already-prepared prompt: {count} scout-ai's cut markers "
+            f"(`Truncated (N): ...<...N - md5...>` or `[CONTEXT-COMPACTED`), the first #{row}; "
+            "the strategies cut it again, so open the original chat to see what the model gets",
+            line,
+            0,
+            (first,),  # a cut of the chat keeps the finding when it holds the first marked message
+        )
+    ]
