@@ -151,8 +151,9 @@ def test_sigterm_during_the_write_removes_the_temporary_file(tmp_path, monkeypat
 # A real signal from outside, through the CLI: the child stops inside os.replace (temporary file complete,
 # 50 MB) and says so; the test then signals it. No timing guesses, and a hang fails by the timeout.
 _CHILD = """
-import os, sys, time
+import os, signal, sys, time
 from inspector.cli.main import main
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if started from a background job
 real = os.replace
 def slow(src, dst):
     if src.endswith(".tmp"):

@@ -41,7 +41,7 @@ from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
 from inspector.core.present.sanitize import one_line
-from inspector.core.present.settings_lines import as_scout_config
+from inspector.core.present.settings_lines import as_env, as_scout_config
 from inspector.core.present.timeline import calls_count, calls_range
 from inspector.core.scout import versions
 from inspector.core.scout.decision import Tier
@@ -64,13 +64,14 @@ from .messages import (
     WorkerFailed,
     report_failure,
 )
-from .results import ApplyFix, ExportChoice, FilterChoice, JumpTo, JumpToCall, PresetChoice
+from .results import ApplyFix, ExportChoice, FilterChoice, JumpTo, JumpToCall, PresetChoice, SettingsChoice
 from .screens.audit import AuditScreen
 from .screens.export import ExportScreen
 from .screens.filter import FilterScreen
 from .screens.help import HelpScreen
 from .screens.notes import NotesScreen
 from .screens.presets import PresetsScreen
+from .screens.save_settings import SaveSettingsScreen
 from .screens.why import WhyScreen
 from .widgets.call_strip import CallStrip
 from .widgets.compare_panel import ComparePanel
@@ -771,6 +772,8 @@ class InspectorApp(App):
         current = self.inspection.version_for(spec).name
         following = order[(order.index(current) + 1) % len(order)]
         self.inspection.set_version(following)
+        if self.history is not None:
+            self.history.set_version(following)  # the whole chat and every call follow, not just the one on screen
         self.scout_version = following  # a reload keeps it
         self.editor.show(self.thresholds, self.strategies, self.active_keys(self.strategies))
         self.schedule_replan(0)
@@ -782,6 +785,26 @@ class InspectorApp(App):
         keys = self.active_keys(self.strategies)
         self.copy_to_clipboard(as_scout_config(self.thresholds, keys))
         self.notify(f"copied {len(keys)} etc/config lines (key value prompt) for scout-ai", markup=False)
+
+    def action_save_settings(self) -> None:
+        if self.thresholds is None:
+            return
+        keys = self.active_keys(self.strategies)
+        thresholds = self.thresholds  # the settings on screen when W was pressed are the ones written
+
+        def picked(result: SettingsChoice | None) -> None:
+            if result is None:
+                return
+            text = as_env(thresholds, keys) if result.fmt == "env" else as_scout_config(thresholds, keys)
+            try:  # a few hundred bytes: written at once, atomically, never over the chat
+                path = write_atomic(result.target, text.encode(), [self.path])
+            except (InputError, OSError) as exc:
+                self.notify(f"settings not saved: {exc}", severity="error", markup=False, timeout=8)
+                return
+            kind = "environment" if result.fmt == "env" else "etc/config"
+            self.notify(f"saved {len(keys)} {kind} lines to {path.resolve()}", markup=False, timeout=8)
+
+        self.push_screen(SaveSettingsScreen(self.path, len(keys)), picked)
 
     def action_reset_thresholds(self) -> None:
         if self.loaded_thresholds is not None:

@@ -48,6 +48,12 @@ APP_ACTIONS = (
     Action(
         "K", "copy_settings", "Copy settings", "copy the settings in force as scout etc/config lines (key value prompt)"
     ),
+    Action(
+        "W",
+        "save_settings",
+        "Save settings",
+        "save the settings in force to a file (etc/config or env lines); asks before replacing",
+    ),
     Action("e", "export", "Export", "write the prepared prompt or the explanation to a file", True),
     Action("y", "copy", "Copy", "copy the selected message's original content"),
     Action("h", "toggle_header", "Compact header", "one-line header with the figures; h again: two lines"),

@@ -16,6 +16,12 @@ class ExportChoice:
 
 
 @dataclass(frozen=True)
+class SettingsChoice:
+    fmt: str  # "scout-config" (etc/config lines) or "env" (KEY=VALUE lines)
+    target: Path
+
+
+@dataclass(frozen=True)
 class FilterChoice:
     tier: str | None  # None: any tier; "cut": truncated or dropped
     role: str | None  # None: any role

@@ -150,6 +150,38 @@ async def test_follow_picks_up_appends_and_renames_without_a_key(make_app, tmp_p
         assert app.notices[-1] == "no longer following the file" and not app.following
 
 
+async def test_the_calls_follow_a_version_switch(make_app):
+    from inspector.ui.widgets.summary import SummaryBar
+
+    def header() -> str:
+        return str(app.query_one(SummaryBar).render())
+
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("less_than_sign", "comma")  # call 59 built under the version at load
+        await settle(app, pilot)
+        assert app.call == 59
+        start = app.inspection.version.name
+        await pilot.press("full_stop")
+        await settle(app, pilot)
+        assert app.call == 60
+        app.set_focus(None)
+        await pilot.press("V")
+        await settle(app, pilot, app.debounce + 0.1)
+        switched = app.inspection.version.name
+        assert switched != start and f"scout-ai {switched}" in header()
+        await pilot.press("comma")  # a call built before the switch
+        await settle(app, pilot)
+        assert app.call == 59 and app.inspection.version.name == switched and f"scout-ai {switched}" in header()
+        await pilot.press("comma")  # a call built after it
+        await settle(app, pilot)
+        assert app.call == 58 and app.inspection.version.name == switched and f"scout-ai {switched}" in header()
+        await pilot.press("full_stop", "full_stop", "full_stop")  # and the whole chat
+        await settle(app, pilot)
+        assert app.call is None and app.inspection.version.name == switched and f"scout-ai {switched}" in header()
+
+
 async def test_one_call_reads_in_the_singular(make_app):
     traps = Path(__file__).resolve().parents[2] / "sample_chats" / "traps.chat"
     app = make_app(traps)

@@ -186,6 +186,38 @@ async def test_help_and_footer_list_the_new_keys(make_app):
         assert "reserved" not in text
 
 
+async def test_why_finds_and_applies_an_epoch_setting_fix(make_app, tmp_path):
+    import json
+
+    from forget_chats import call, filler, middle, out
+
+    items = [
+        {"role": "user", "content": "go"},
+        call("read", "c0", {"q": "x"}),
+        out("read", "c0", middle()),
+        *filler(12, 300),
+    ]
+    chat = tmp_path / "epoch.json"
+    chat.write_text(json.dumps(items))
+    small = {"epoch_tool_call_threshold": "4", "epoch_full_tool_calls": "2", "epoch_compacted_tool_calls": "3"}
+    app = make_app(chat, overrides={**small, "epoch_size": "2"}, strategies="shorten_tools_epoch")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, FACT)
+        text = screen.list_text
+        assert "[1] epoch_tool_call_threshold >= 13 (now 4; set epoch_tool_call_threshold=13): shown full" in text
+        assert "[2] epoch_full_tool_calls >= 12" in text and "[3] epoch_size <= 0" in text
+        assert "no value of epoch_compacted_tool_calls alone shows it" in text
+        await pilot.press("1")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, WhyScreen)
+        assert app.thresholds.setting("epoch_tool_call_threshold") == 13
+        assert any(
+            "epoch_tool_call_threshold = 13 applied: message #2 is now full (prompt +4,791 characters" in n
+            for n in app.notices
+        )
+
+
 async def test_why_names_the_parser_trap_that_swallowed_the_text(make_app):
     from pathlib import Path
 

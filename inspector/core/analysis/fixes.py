@@ -17,6 +17,14 @@ down, "value works, value + 1 does not". A tool call and its output are a pair: 
 that sends one while dropping the other says so, and ``pair_fixes`` holds the smallest
 changes that send both. Costs are given as the header gives them: characters, tool
 characters and estimated tokens, and whether the prompt would exceed a context window.
+
+With shorten_tools_epoch or shorten_tools_epoch_increment in force, the settings searched are
+the integer ones those strategies read (the four epoch keys, and the increment's five integer
+keys; not its growth ratio). Their plans are re-planned exactly (about 2 ms each at 20,000
+messages), each value in turn: going up from the current value to the number of tool messages
+plus one (every larger value plans as that one: the settings are compared with counts of tool
+messages), going down to 0, at most EPOCH_SPAN values each way; a note says when a range was
+capped. No closed form and no pair-keeping search there: a fix that splits a pair says so.
 """
 
 from __future__ import annotations
@@ -34,13 +42,15 @@ from inspector.core.inspection import Inspection
 from inspector.core.numbering import RowNumbers
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import KEYS
+from inspector.core.scout.settings import KEYS, STRATEGY_KEYS, keys_for
 from inspector.core.scout.strategies.shorten_tools import CUT, KEEP
 from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, tool_identity
 from inspector.core.scout.totals import estimate_tokens
 from inspector.core.yielding import pause_if_due
 
 RAISE, LOWER = "raise", "lower"
+EPOCH_SPAN = 400  # values tried each way per epoch setting: under a second at 2 ms a plan
+RATIO = "epoch_increment_compacted_growth_ratio"  # a float: no "smallest change" to search
 
 
 class FixSearchCancelled(Exception):
@@ -128,13 +138,14 @@ class FixReport:
     pair_fixes: list[Fix] = field(default_factory=list)  # the smallest changes that send the call and output both
     blocked: str | None = None  # why no single threshold can, when none does
     notes: list[str] = field(default_factory=list)
+    keys: tuple[str, ...] = KEYS  # the settings searched
 
     def fixes_for(self, key: str) -> list[Fix]:
         return [f for f in self.fixes if f.key == key]
 
     def keys_without_fix(self) -> list[str]:
         """Thresholds no single value of which shows the text (those a note already explains left out)."""
-        return [k for k in KEYS if not self.fixes_for(k) and not any(n.startswith(k) for n in self.notes)]
+        return [k for k in self.keys if not self.fixes_for(k) and not any(n.startswith(k) for n in self.notes)]
 
     def cheapest(self) -> Fix | None:
         return min(self.fixes, key=lambda f: f.prompt_chars, default=None)
@@ -338,6 +349,59 @@ def _walk(
     return found
 
 
+def searched_keys(spec: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the five thresholds searched, the epoch settings searched) for the strategies in force.
+
+    The epoch strategies do not read the five; shorten_tools (alone, in a chain, or an unknown
+    list: the search's old default) does.
+    """
+    names = [n for n in spec if isinstance(n, str)] if isinstance(spec, list) else []
+    epoch = tuple(k for k in keys_for(names) if k not in KEYS and k != RATIO)
+    if not epoch:
+        return KEYS, ()
+    return (KEYS if any(STRATEGY_KEYS.get(n) == KEYS for n in names) else ()), epoch
+
+
+def _epoch_walk(key: str, current: int, top: int, check: Callable[[int], bool]) -> tuple[Found, list[str]]:
+    """Each value of one epoch setting in turn, up to ``top`` and down to 0, EPOCH_SPAN at most each way."""
+    found: Found = []
+    capped: list[str] = []
+    if current < top:  # every value from ``top`` on plans as ``top``
+        lo, hi = current + 1, min(top, current + EPOCH_SPAN)
+        fix, holds = _run(range(lo, hi + 1), check)
+        if hi < top:
+            capped.append(f"up to {hi:,}")
+        if fix is not None:
+            found.append((RAISE, fix, holds))
+    start = min(current, top) - 1  # values between top and current plan as current does
+    if start >= 0:
+        stop = max(0, start - EPOCH_SPAN + 1)
+        fix, holds = _run(range(start, stop - 1, -1), check)
+        if stop > 0:
+            capped.append(f"down to {stop:,}")
+        if fix is not None:
+            found.append((LOWER, fix, holds))
+    notes = []
+    if capped:
+        notes.append(
+            f"{key}: searched {' and '.join(capped)} only ({EPOCH_SPAN} values each way from {current:,}; "
+            f"values up to {top:,} can matter): a fix further away is not shown, a run may go on past the end"
+        )
+    return found, notes
+
+
+def _run(values: range, check: Callable[[int], bool]) -> tuple[int | None, int | None]:
+    """First working value along ``values`` and the last of its run (None: it runs to the end)."""
+    fix = None
+    for value in values:
+        ok = check(value)
+        if fix is None and ok:
+            fix = value
+        elif fix is not None and not ok:
+            return fix, value - values.step
+    return fix, None
+
+
 def find_fixes(
     inspection: Inspection,
     occurrence: Occurrence,
@@ -384,6 +448,8 @@ def find_fixes(
     partner_index = facts.order[partner] if partner is not None else None
     partner_row = RowNumbers.of(inspection.chat).row_of_message(partner_index) if partner_index is not None else None
     model = fix_model.OutcomeModel(facts, raising) if rp.fast else None
+    count_keys, epoch_keys = searched_keys(rp.spec)
+    report.keys = count_keys + epoch_keys
 
     def poll() -> None:
         pause_if_due()  # in the app's worker: let keys through
@@ -421,7 +487,7 @@ def find_fixes(
         return Fix(
             key,
             value,
-            base[key],
+            int(base.setting(key)),
             direction,
             chars,
             chars - current_chars,
@@ -435,7 +501,16 @@ def find_fixes(
             partner_row,
         )
 
-    for key in KEYS:
+    for key in epoch_keys:
+        current = int(base.setting(key))
+
+        def check_epoch(value: int, key: str = key) -> bool:
+            return shows(rp.at(key, value))
+
+        epoch_found, epoch_notes = _epoch_walk(key, current, len(facts.order) + 1, check_epoch)
+        report.fixes.extend(make(key, direction, value, holds) for direction, value, holds in epoch_found)
+        report.notes.extend(epoch_notes)
+    for key in count_keys:
         current = base[key]
         if key == "max_tool_chars" and not rp.fast:
             report.notes.append("max_tool_chars not searched: exact search needs shorten_tools as the only strategy")
@@ -485,12 +560,12 @@ def find_fixes(
             else:
                 report.pair_fixes.extend(make(key, direction, value, holds) for direction, value, holds in pair)
     if not report.fixes:
-        report.blocked = _why_blocked(occurrence, current_prompt, top)
+        report.blocked = _why_blocked(occurrence, current_prompt, top, len(facts.order) + 1 if epoch_keys else None)
     return report
 
 
-def _why_blocked(occurrence: Occurrence, prompt: Prompt, top: int) -> str:
-    text = "no single threshold can"
+def _why_blocked(occurrence: Occurrence, prompt: Prompt, top: int, epoch_top: int | None = None) -> str:
+    text = "no single threshold can" if epoch_top is None else "no single setting can"
     if occurrence.tier == d.TRUNCATED:
         return (
             f"{text}: every value of each threshold leaves this message truncated or dropped, and the cut "
@@ -498,6 +573,8 @@ def _why_blocked(occurrence: Occurrence, prompt: Prompt, top: int) -> str:
         )
     if prompt.error is not None:
         return f"{text}: scout-ai raises for every value tried ({prompt.error.why})"
+    if epoch_top is not None:
+        return f"{text}: tried each epoch setting from 0 to {epoch_top:,} (see the notes for any range capped)"
     return f"{text}: tried every distinct plan of each threshold (counts 0..{top}, every max_tool_chars interval)"
 
 

@@ -352,6 +352,16 @@ class ChatHistory:
         facts = inspection.facts
         return facts if facts is not None else ToolFacts(inspection.chat.messages)
 
+    def set_version(self, name: str) -> None:
+        """Run this scout-ai version from now on, for the whole chat and every call (the app's ``V``).
+
+        Calls built later take the whole chat's version (``_same``); the ones already built are
+        switched too, so stepping through calls after a switch never shows an older version.
+        """
+        self.whole.set_version(name)
+        for inspection in self._cache.values():
+            inspection.set_version(name)
+
     def at(self, number: int) -> Inspection:
         """The inspection of the chat as it stood just before call ``number``."""
         known = self._cache.get(number)

@@ -6,6 +6,7 @@ writers, so the bytes equal ``prompt-inspector prepare``/``explain`` output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from textual import on
@@ -37,6 +38,36 @@ def default_path(source: str | None, kind: str, fmt: str) -> str:
     stem = Path(source).stem if source else "chat"
     suffix = "prompt" if kind == "prepare" else "explain"
     return f"{stem}.{suffix}.{EXTENSIONS.get(fmt, fmt)}"
+
+
+def ask_target(screen, source: str | None, text: str, done: Callable[[Path], object]) -> None:
+    """Check the path a dialog was given, ask before replacing a file, then call ``done(target)``.
+
+    ``screen`` has ``say(text, error)``; the chat being inspected and directories are refused.
+    Shared by the export dialog and the settings dialog so both ask the same way.
+    """
+    text = text.strip()
+    if not text:
+        screen.say("give a file name", True)
+        return
+    target = Path(text).expanduser()
+    if source and target.exists() and same_file(target, source):
+        screen.say(f"refusing to overwrite the chat being inspected: {target}", True)
+        return
+    if target.is_dir():
+        screen.say(f"{target} is a directory; give a file name", True)
+        return
+    if target.exists():
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                done(target)
+            else:
+                screen.say("not replaced; pick another name")
+
+        screen.app.push_screen(ConfirmScreen(f"{target} exists. Replace it?"), answered)
+        return
+    done(target)
 
 
 class ExportScreen(Dialog):
@@ -83,28 +114,8 @@ class ExportScreen(Dialog):
     @on(Button.Pressed, "#write")
     def _write(self, event) -> None:
         event.stop()
-        text = self.query_one("#path", Input).value.strip()
-        if not text:
-            self.say("give a file name", True)
-            return
-        target = Path(text).expanduser()
-        if self.source and target.exists() and same_file(target, self.source):
-            self.say(f"refusing to overwrite the chat being inspected: {target}", True)
-            return
-        if target.is_dir():
-            self.say(f"{target} is a directory; give a file name", True)
-            return
-        if target.exists():
-
-            def answered(yes: bool | None) -> None:
-                if yes:
-                    self.dismiss(ExportChoice(self.kind, self.fmt, target))
-                else:
-                    self.say("not replaced; pick another name")
-
-            self.app.push_screen(ConfirmScreen(f"{target} exists. Replace it?"), answered)
-            return
-        self.dismiss(ExportChoice(self.kind, self.fmt, target))
+        text = self.query_one("#path", Input).value
+        ask_target(self, self.source, text, lambda target: self.dismiss(ExportChoice(self.kind, self.fmt, target)))
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
