@@ -8,9 +8,20 @@ import re
 from inspector.core.model import Chat, Finding
 from inspector.core.numbering import RowNumbers
 
-# `Truncated (217): <head><...217 - 1a2b3...><tail>` (shorten_string) or 2.x's `[CONTEXT-COMPACTED - ...]`
-MARKER = re.compile(r"Truncated \(\d+\): .*?<\.\.\.\d+ - [0-9a-f]{5}\.\.\.>|\[CONTEXT-COMPACTED - ", re.S)
-QUICK = ("Truncated (", "[CONTEXT-COMPACTED")  # cheap substring tests before the pattern
+# `Truncated (217): <head><...217 - 1a2b3...><tail>` (shorten_string) or 2.x's `[CONTEXT-COMPACTED - ...]`;
+# each pattern starts with a literal, so a search stays linear even on hostile text full of near-misses
+TRUNCATED = re.compile(r"Truncated \(\d+\): ")
+MD5_MARKER = re.compile(r"<\.\.\.\d+ - [0-9a-f]{5}\.\.\.>")
+COMPACTED = "[CONTEXT-COMPACTED - "
+
+
+def _marked(content: str) -> bool:
+    if COMPACTED in content:
+        return True
+    if "Truncated (" not in content:
+        return False
+    found = TRUNCATED.search(content)
+    return found is not None and MD5_MARKER.search(content, found.end()) is not None
 
 
 def prepared_findings(chat: Chat) -> list[Finding]:
@@ -18,7 +29,7 @@ def prepared_findings(chat: Chat) -> list[Finding]:
     hits: list[int] = []
     for index, message in enumerate(chat.messages):
         content = message.fields.get("content")
-        if isinstance(content, str) and any(q in content for q in QUICK) and MARKER.search(content):
+        if isinstance(content, str) and _marked(content):
             hits.append(index)
     if not hits:
         return []
