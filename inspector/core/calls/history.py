@@ -27,7 +27,7 @@ from inspector.core.io.files import read_chat_bytes
 from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, scout_chat
 from inspector.core.model import Chat, Finding, Message
 from inspector.core.scout.parser import Marked, Parsed
-from inspector.core.scout.prepared import prepared_findings
+from inspector.core.scout.prepared import marked_messages, prepared_findings
 from inspector.core.scout.preprocess import WORKFLOW_ROLES, preprocess, previous_response_findings
 from inspector.core.scout.roles import unknown_role_findings
 from inspector.core.scout.settings import resolve
@@ -113,6 +113,13 @@ class ChatHistory:
         self._rows: RowModel | None = None  # the whole chat's RowModel, once asked for
         self._counts_fast: bool | None = None  # call_counts may read the whole chat's facts (known once asked)
         self.reloads = 0  # cut chats loaded from their bytes (no shortcut applied); tests read it
+        self._prepared_marks: list[int] | None = None  # the whole chat's messages with cut markers, once asked for
+
+    def marked_before(self, count: int) -> list[int]:
+        """The whole chat's messages holding scout-ai's cut markers among its first ``count``."""
+        if self._prepared_marks is None:
+            self._prepared_marks = marked_messages(self.whole.chat.messages)
+        return self._prepared_marks[: bisect_left(self._prepared_marks, count)]
 
     def grown(self, appended: bytes) -> ChatHistory | None:
         """This chat after ``appended`` was appended to its file, re-reading only the new part: the parse
@@ -484,7 +491,7 @@ def _plain_cut_chat(history: ChatHistory, parsed: Parsed, start: int, count: int
     chat.findings.extend(previous_response_findings([source[i] for i in ids], whole.path))
     if history.unknown_roles:
         chat.findings.extend(unknown_role_findings(messages, True))
-    chat.findings.extend(prepared_findings(chat))
+    chat.findings.extend(prepared_findings(chat, history.marked_before(count)))
     return chat
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from inspector.core.model import Chat, Finding
+from inspector.core.model import Chat, Finding, Message
 from inspector.core.numbering import RowNumbers
 
 # `Truncated (217): <head><...217 - 1a2b3...><tail>` (shorten_string) or 2.x's `[CONTEXT-COMPACTED - ...]`;
@@ -24,13 +24,23 @@ def _marked(content: str) -> bool:
     return found is not None and MD5_MARKER.search(content, found.end()) is not None
 
 
-def prepared_findings(chat: Chat) -> list[Finding]:
-    """One finding when messages hold scout-ai's cut markers: the chat looks like an already-prepared prompt."""
+def marked_messages(messages: list[Message]) -> list[int]:
+    """The indices of the messages that hold scout-ai's cut markers, ascending."""
     hits: list[int] = []
-    for index, message in enumerate(chat.messages):
+    for index, message in enumerate(messages):
         content = message.fields.get("content")
         if isinstance(content, str) and _marked(content):
             hits.append(index)
+    return hits
+
+
+def prepared_findings(chat: Chat, hits: list[int] | None = None) -> list[Finding]:
+    """One finding when messages hold scout-ai's cut markers: the chat looks like an already-prepared prompt.
+
+    ``hits``: the marked messages when the caller knows them (a cut chat shares the whole chat's first
+    messages, so stepping through calls need not walk them again)."""
+    if hits is None:
+        hits = marked_messages(chat.messages)
     if not hits:
         return []
     first = hits[0]
