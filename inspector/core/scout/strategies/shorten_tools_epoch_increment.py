@@ -205,14 +205,3 @@ def _parse(content: Any) -> Any:
     if rubyjson.too_deep(content, value):
         return None
     return value
-
-
-def _hash_key(value: Any) -> Any:
-    kind = type(value)
-    if kind is dict:
-        return ("h", frozenset((k, _hash_key(v)) for k, v in value.items()))
-    if kind is list:
-        return ("a", tuple(_hash_key(v) for v in value))
-    if kind is float:
-        return ("f", value + 0.0)
-    return (kind.__name__, value)

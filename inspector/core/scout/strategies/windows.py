@@ -90,7 +90,7 @@ class WindowFacts:
                 elif kind == _OUTPUT:
                     parseable_outputs += 1
             if type(data) is dict and ok:
-                self.ids[position] = increment._hash_key(data.get("id"))
+                self.ids[position] = epoch._hash_key(data.get("id"))
                 if kind == _CALL:
                     self.call_keys[position] = _dedup_key(data.get("name"), data.get("arguments"))
                 positions.append(position)
