@@ -8,7 +8,6 @@ import re
 from typing import Any
 
 import msgspec
-import orjson
 
 from inspector.core.errors import InputError
 from inspector.core.io import files
@@ -162,6 +161,8 @@ def load_bytes(data: bytes, path: str | None) -> Chat:
 
 
 def load(text: str, path: str | None) -> Chat:
+    import orjson  # here: the usual paths (load_path, load_bytes) read with msgspec
+
     try:
         data = orjson.loads(text)
         if rubyjson.has_wide_float(data):
