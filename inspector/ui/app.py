@@ -379,6 +379,7 @@ class InspectorApp(App):
             self.version += 1  # a re-plan still queued is for the values just abandoned
             self.editor.show(self.thresholds, self.strategies, self.active_keys(self.strategies))
             self._show_summary()
+            self.analysis_refresh()  # their workers were stopped when the change was asked for
             text += f"; back to the plan on screen (strategies {self.prompt.strategy_label})"
         elif group == "search":
             self.view.search("")
@@ -394,6 +395,10 @@ class InspectorApp(App):
             self._plan_timer.stop()
         delay = self.debounce if delay is None else delay
         self.version += 1
+        # the sweep chart and the A/B compare still running are for the values just left: stop them now,
+        # so they do not hold the GIL while the new plan is painted (they are asked again after that frame)
+        self.workers.cancel_group(self.editor, "sweep")
+        self.workers.cancel_group(self.compare_panel, "compare")
         if delay <= 0:
             self.replan(self.thresholds, self.strategies, self.version)
         else:
@@ -419,6 +424,13 @@ class InspectorApp(App):
         self.planned = (event.thresholds, event.strategies)
         self.view.set_prompt(event.prompt, event.order)
         self._show_summary()
+        # the detail pane, the sweep chart and the A/B compare after the frame: the list and the totals are
+        # what the user waits for, and the analyses' workers would hold the GIL while they are painted
+        self.call_after_refresh(self._after_replan_painted, event.version)
+
+    def _after_replan_painted(self, version: int) -> None:
+        if version != self.version:
+            return  # a newer change: it schedules its own
         self._schedule_detail(0)
         self.analysis_refresh()
 
