@@ -1140,7 +1140,7 @@ class InspectorApp(App):
     @work(thread=True, exclusive=True, group="strip", description="the message's timeline", exit_on_error=False)
     def _build_strip(self, history, index: int, version: int) -> None:
         worker = get_current_worker()
-        line = message_tiers(history, index)
+        line = message_tiers(history, index, lambda: worker.is_cancelled)
         if not worker.is_cancelled:
             self.post_message(StripReady(index, line, version))
 
