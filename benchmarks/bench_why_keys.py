@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import chats  # noqa: E402
-from run import _wait_for, chat_path, label, paint, parse_size  # noqa: E402
+from app_frames import shows_totals  # noqa: E402
+from run import _wait_for, chat_path, label, parse_size  # noqa: E402
 
 TICK = 0.010
 
@@ -45,11 +46,7 @@ async def measure(path: Path, marker: str, strategies: str | None, version: str 
     app.animation_level = "none"
     out: dict = {}
     async with app.run_test(size=(160, 50)) as pilot:
-        await _wait_for(
-            pilot,
-            lambda: app.totals is not None and any("messages " in line and "->" in line for line in paint(app)),
-            300.0,
-        )
+        await _wait_for(pilot, lambda: shows_totals(app), 300.0)
         base = app.screen
         idle: list[float] = []  # the same wake-ups with nothing running: what the machine's load alone costs
         for _ in range(100):
