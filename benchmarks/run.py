@@ -14,8 +14,10 @@ figures runs in its own process, so peak RSS belongs to that work alone:
   rss        peak RSS / file size for prepare, explain and the app
   why        `prompt-inspector why` whole process on the oldest and a middle tool output (s)
   sweep      200 values of each threshold, in process (s)
-  app        first full screen with totals (s), repaint after a threshold change (ms, median),
-             key latency while the why search runs: Escape handled (key ms) and the search stopped (stop ms)
+  app        first full screen with totals (s), repaint after a threshold change (ms, median), a key in
+             the list right after the first screen (nav ms, median), each from the frame the app hands
+             the terminal (benchmarks/app_frames.py); key latency while the why search runs: Escape
+             handled (key ms) and the search stopped (stop ms)
 --million adds `explain` on 1,000,000 small messages (time and peak RSS).
 Figures are wall-clock on a shared machine: compare ratios within one run, and repeat.
 """
@@ -34,7 +36,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(os.environ.get("BENCH_OUT", ROOT / "benchmarks" / "out"))  # where the chats are written
-sys.path.insert(0, str(ROOT))
+# the tree whose code is measured (default: this one); another worktree gives a before/after in one run
+CODE = Path(os.environ.get("BENCH_CODE", ROOT))
+sys.path.insert(0, str(CODE))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import chats  # noqa: E402
@@ -65,7 +69,7 @@ def chat_path(size: int, profile: str, bytes_per_message: int = chats.BYTES_PER_
 
 def clean_env() -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = str(CODE)
     return env
 
 
@@ -157,10 +161,6 @@ def group_sweep(path: Path, pairs: int) -> dict:
     return {"sweep_s": time.perf_counter() - start}
 
 
-def paint(app) -> list[str]:
-    return [strip.text for strip in app.screen._compositor.render_strips()]
-
-
 async def _wait_for(pilot, condition, timeout: float = 120.0) -> None:
     deadline = time.perf_counter() + timeout
     while not condition():
@@ -170,26 +170,47 @@ async def _wait_for(pilot, condition, timeout: float = 120.0) -> None:
 
 
 async def _app(path: Path, pairs: int) -> dict:
+    from app_frames import FrameWatch, paint, shows_totals, summary_text
+    from textual import events
+
     from inspector.ui.app import InspectorApp
 
     started = time.perf_counter()
     app = InspectorApp(path, config_files=[], env={})
     app.animation_level = "none"
+    frames = FrameWatch(app)
     figures: dict = {}
     async with app.run_test(size=(160, 50)) as pilot:
-        await _wait_for(
-            pilot, lambda: app.totals is not None and any("messages " in line and "->" in line for line in paint(app))
-        )
-        figures["first_paint_s"] = time.perf_counter() - started
+        # first paint: the first frame handed to the terminal that holds the totals (see app_frames.py)
+        seen = await frames.wait(lambda: shows_totals(app))
+        figures["first_paint_s"] = seen - started
+        assert any("messages " in line and "->" in line for line in paint(app))
+        # keys in the list right after it, while the load's background work runs (the strip's timeline, the
+        # detail pane, the sweep chart): from the key, sent as a terminal sends it, to the frame that shows it
+        status = app.query_one("#status")
+        nav = []
+        for _ in range(10):
+            row = app.view.current_row + 1
+            t0 = time.perf_counter()
+            app._driver.send_message(events.Key("down", None))
+            nav.append(await frames.wait(lambda row=row: f"row {row} " in status.text) - t0)
+            await asyncio.sleep(0.03)
+        figures["nav_ms"] = statistics.median(nav) * 1000
+        figures["nav_ms_max"] = max(nav) * 1000
+        # threshold changes back to back: from the change to the frame with the new plan's totals
         repaints = []
         for value in (50_000, 20_000, 200_000, 100_000, 5_000, 1_000_000):
-            before = app.totals
             t0 = time.perf_counter()
             app.apply_thresholds(app.thresholds.with_value("max_tool_chars", value, "edited"), None, delay=0)
-            await _wait_for(pilot, lambda before=before: app.totals is not before)
-            paint(app)
-            repaints.append(time.perf_counter() - t0)
+            wanted = app.thresholds
+
+            def replanned(wanted=wanted) -> bool:
+                return app.planned[0] is wanted and f"{app.totals.tool_chars_after:,}" in summary_text(app)
+
+            repaints.append(await frames.wait(replanned) - t0)
+            assert any(f"{app.totals.tool_chars_after:,}" in line for line in paint(app))
         figures["repaint_ms"] = statistics.median(repaints) * 1000
+        figures["repaint_ms_max"] = max(repaints) * 1000
         # key latency while the why search runs on the oldest tool output: the first Escape stops the
         # search (or closes the screen when it is done). key: from the key to its handler having run
         # (the search told to stop); stop: until the search has stopped and said so
@@ -305,6 +326,7 @@ COLUMNS = [
     ("sweep s", "sweep_s", ".2f"),
     ("paint s", "first_paint_s", ".2f"),
     ("repaint ms", "repaint_ms", ".0f"),
+    ("nav ms", "nav_ms", ".0f"),
     ("key ms", "key_ms", ".0f"),
     ("stop ms", "stop_ms", ".0f"),
 ]
