@@ -17,7 +17,8 @@ import threading
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -38,6 +39,12 @@ NOTHING_TO_SHORTEN = -1
 def chars_of(content: Any) -> int:
     """Characters of a message's content as scout-ai counts them (0 when not a string)."""
     return len(content) if type(content) is str else 0
+
+
+def total_chars(messages: list[Message]) -> int:
+    """``chars_of`` summed over the messages (their contents read in C: a million messages)."""
+    contents = map(dict.get, map(attrgetter("fields"), messages), repeat("content"))
+    return sum(map(len, [c for c in contents if type(c) is str]))
 
 
 def tool_identity(parsed: Any) -> tuple[object, object]:
@@ -113,6 +120,7 @@ class ToolFacts:
         self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
         self.windows: dict[str, Any] = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
         self._risky: list[int] | None = None
+        self._odd: frozenset[int] | None = None
         self._char_sums: tuple[list[int], list[int]] | None = None
 
     @property
@@ -158,6 +166,7 @@ class ToolFacts:
         new._nontool_chars = sums[0][count] - new._tool_chars
         new._columns = None
         new._risky = None
+        new._odd = None
         new.maybe_raises = self.maybe_raises[start:]
         new.idents = self.idents[start:]
         new._char_sums = None
@@ -210,6 +219,7 @@ class ToolFacts:
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new._odd = None
         new.shortener = self.shortener
         new.windows = {}
         new.maybe_raises = risks + self.maybe_raises
@@ -363,17 +373,35 @@ class ToolFacts:
         pausing now and then so that a worker doing it lets keys through.
         """
         if self._risky is None:
+            odd = self.odd()
             with _RISKY_LOCK:
                 if self._risky is None:
-                    found = []
                     kinds = self.kinds
-                    for p in range(len(self.order)):
+                    self._risky = [p for p in sorted(odd) if kinds[p] != FAIL and self.band_raises(p) is not False]
+        return self._risky
+
+    def odd(self) -> frozenset[int]:
+        """Positions whose first reading saw something odd (a wrong type, a large array, JSON only Ruby
+        reads) or whose JSON holds a number that reads as Infinity: the only ones whose shortening or
+        compaction can raise (every other is plain JSON, which writes back). Computed once, pausing
+        now and then so that a worker doing it lets keys through."""
+        if self._odd is None:
+            with _RISKY_LOCK:
+                if self._odd is None:
+                    found = []
+                    maybe = self.maybe_raises
+                    messages, order = self.messages, self.order
+                    for p in range(len(order)):
                         if not p & 255:
                             pause_if_due()
-                        if kinds[p] != FAIL and self.band_raises(p) is not False:
+                        if maybe[p]:
                             found.append(p)
-                    self._risky = found
-        return self._risky
+                            continue
+                        content = messages[order[p]].fields.get("content")
+                        if isinstance(content, str) and _has_infinite(content):
+                            found.append(p)
+                    self._odd = frozenset(found)
+        return self._odd
 
     def shortened_text(self, position: int) -> str | None:
         self.shortened(position)
@@ -403,13 +431,14 @@ class ToolFacts:
     def tool_chars(self) -> int:
         """Characters of the tool messages the walk counts (fixed whatever the thresholds)."""
         if self._tool_chars is None:
-            self._tool_chars = sum(self.raw[p] for p in range(len(self.order)) if self.kinds[p] != FAIL)
+            raw = self.raw  # every position but the failing ones (sums in C: a million messages)
+            self._tool_chars = sum(raw) - sum(raw[p] for p in self.failures)
         return self._tool_chars
 
     def nontool_chars(self) -> int:
         """Characters of every other message."""
         if self._nontool_chars is None:
-            self._nontool_chars = sum(chars_of(m.fields.get("content")) for m in self.messages) - self.tool_chars()
+            self._nontool_chars = total_chars(self.messages) - self.tool_chars()
         return self._nontool_chars
 
     def keep_prefix_end(self, budget: int, stop: int) -> int:
