@@ -10,20 +10,26 @@ figures runs in its own process, so peak RSS belongs to that work alone:
   plan       first plan (ms)
   replan     re-plan after a threshold change with the decisions a screen shows, median (ms)
   replan_all the same with a Decision for every message (ms)
-  prepare    `prompt-inspector prepare` whole process, median (s); oracle: the Ruby reference's, and the ratio
+  prepare    `prompt-inspector prepare` whole process, median (s); oracle: the Ruby reference's, and the ratio;
+             cpu ratio: the same with CPU time (user + system), steadier than wall time on a busy machine
   rss        peak RSS / file size for prepare, explain and the app
   why        `prompt-inspector why` whole process on the oldest and a middle tool output (s)
   sweep      200 values of each threshold, in process (s)
-  app        first full screen with totals (s), repaint after a threshold change (ms, median),
-             key latency while the why search runs: Escape handled (key ms) and the search stopped (stop ms)
+  app        first full screen with totals (s), repaint after a threshold change (ms, median), a key in
+             the list right after the first screen (nav ms, median), each from the frame the app hands
+             the terminal (benchmarks/app_frames.py); key latency while the why search runs: Escape
+             handled (key ms) and the search stopped (stop ms)
 --million adds `explain` on 1,000,000 small messages (time and peak RSS).
 Figures are wall-clock on a shared machine: compare ratios within one run, and repeat.
+The package's bytecode is compiled first, as installing it does (with PYTHONDONTWRITEBYTECODE set,
+every process would otherwise compile each module again: 0.2-0.3 s of a `prepare` run).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import json
 import os
 import statistics
@@ -34,7 +40,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(os.environ.get("BENCH_OUT", ROOT / "benchmarks" / "out"))  # where the chats are written
-sys.path.insert(0, str(ROOT))
+# the tree whose code is measured (default: this one); another worktree gives a before/after in one run
+CODE = Path(os.environ.get("BENCH_CODE", ROOT))
+sys.path.insert(0, str(CODE))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import chats  # noqa: E402
@@ -65,7 +73,7 @@ def chat_path(size: int, profile: str, bytes_per_message: int = chats.BYTES_PER_
 
 def clean_env() -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = str(CODE)
     return env
 
 
@@ -80,6 +88,7 @@ def run_process(command: list[str], timeout: float | None = None) -> dict:
             proc.returncode = os.waitstatus_to_exitcode(status)
             return {
                 "s": time.perf_counter() - start,
+                "cpu_s": usage.ru_utime + usage.ru_stime,
                 "rss_mib": usage.ru_maxrss / 1024,
                 "timed_out": False,
                 "rc": proc.returncode,
@@ -87,7 +96,13 @@ def run_process(command: list[str], timeout: float | None = None) -> dict:
         if deadline is not None and time.perf_counter() > deadline:
             proc.kill()
             _, status, usage = os.wait4(proc.pid, 0)
-            return {"s": timeout, "rss_mib": usage.ru_maxrss / 1024, "timed_out": True, "rc": None}
+            return {
+                "s": timeout,
+                "cpu_s": usage.ru_utime + usage.ru_stime,
+                "rss_mib": usage.ru_maxrss / 1024,
+                "timed_out": True,
+                "rc": None,
+            }
         time.sleep(0.01)
 
 
@@ -157,10 +172,6 @@ def group_sweep(path: Path, pairs: int) -> dict:
     return {"sweep_s": time.perf_counter() - start}
 
 
-def paint(app) -> list[str]:
-    return [strip.text for strip in app.screen._compositor.render_strips()]
-
-
 async def _wait_for(pilot, condition, timeout: float = 120.0) -> None:
     deadline = time.perf_counter() + timeout
     while not condition():
@@ -170,26 +181,47 @@ async def _wait_for(pilot, condition, timeout: float = 120.0) -> None:
 
 
 async def _app(path: Path, pairs: int) -> dict:
+    from app_frames import FrameWatch, paint, shows_totals, summary_text
+    from textual import events
+
     from inspector.ui.app import InspectorApp
 
     started = time.perf_counter()
     app = InspectorApp(path, config_files=[], env={})
     app.animation_level = "none"
+    frames = FrameWatch(app)
     figures: dict = {}
     async with app.run_test(size=(160, 50)) as pilot:
-        await _wait_for(
-            pilot, lambda: app.totals is not None and any("messages " in line and "->" in line for line in paint(app))
-        )
-        figures["first_paint_s"] = time.perf_counter() - started
+        # first paint: the first frame handed to the terminal that holds the totals (see app_frames.py)
+        seen = await frames.wait(lambda: shows_totals(app))
+        figures["first_paint_s"] = seen - started
+        assert any("messages " in line and "->" in line for line in paint(app))
+        # keys in the list right after it, while the load's background work runs (the strip's timeline, the
+        # detail pane, the sweep chart): from the key, sent as a terminal sends it, to the frame that shows it
+        status = app.query_one("#status")
+        nav = []
+        for _ in range(10):
+            row = app.view.current_row + 1
+            t0 = time.perf_counter()
+            app._driver.send_message(events.Key("down", None))
+            nav.append(await frames.wait(lambda row=row: f"row {row} " in status.text) - t0)
+            await asyncio.sleep(0.03)
+        figures["nav_ms"] = statistics.median(nav) * 1000
+        figures["nav_ms_max"] = max(nav) * 1000
+        # threshold changes back to back: from the change to the frame with the new plan's totals
         repaints = []
         for value in (50_000, 20_000, 200_000, 100_000, 5_000, 1_000_000):
-            before = app.totals
             t0 = time.perf_counter()
             app.apply_thresholds(app.thresholds.with_value("max_tool_chars", value, "edited"), None, delay=0)
-            await _wait_for(pilot, lambda before=before: app.totals is not before)
-            paint(app)
-            repaints.append(time.perf_counter() - t0)
+            wanted = app.thresholds
+
+            def replanned(wanted=wanted) -> bool:
+                return app.planned[0] is wanted and f"{app.totals.tool_chars_after:,}" in summary_text(app)
+
+            repaints.append(await frames.wait(replanned) - t0)
+            assert any(f"{app.totals.tool_chars_after:,}" in line for line in paint(app))
         figures["repaint_ms"] = statistics.median(repaints) * 1000
+        figures["repaint_ms_max"] = max(repaints) * 1000
         # key latency while the why search runs on the oldest tool output: the first Escape stops the
         # search (or closes the screen when it is done). key: from the key to its handler having run
         # (the search told to stop); stop: until the search has stopped and said so
@@ -249,18 +281,24 @@ def bench_chat(size: int, profile: str, args) -> dict:
     if "engine" not in skip:
         row.update(run_group("engine", path, pairs))
     if "prepare" not in skip:
-        ours, theirs, rss = [], [], []
+        ours, theirs, rss, our_cpu, their_cpu = [], [], [], [], []
         for _ in range(args.runs):
             r = run_process(cli("prepare", str(path), "-o", os.devnull))
             ours.append(r["s"])
+            our_cpu.append(r["cpu_s"])
             rss.append(r["rss_mib"])
             if args.oracle:
-                theirs.append(run_process(["ruby", args.oracle, str(path)])["s"])
+                r = run_process(["ruby", args.oracle, str(path)])
+                theirs.append(r["s"])
+                their_cpu.append(r["cpu_s"])
         row["prepare_s"] = statistics.median(ours)
+        row["prepare_cpu_s"] = statistics.median(our_cpu)
         row["prepare_rss"] = max(rss) / mib
         if theirs:
             row["oracle_s"] = statistics.median(theirs)
+            row["oracle_cpu_s"] = statistics.median(their_cpu)
             row["ratio"] = row["prepare_s"] / row["oracle_s"]
+            row["cpu_ratio"] = row["prepare_cpu_s"] / row["oracle_cpu_s"]
     if "explain" not in skip:
         r = run_process(cli("explain", str(path), "--format", "json", "-o", os.devnull))
         row["explain_s"] = r["s"]
@@ -297,6 +335,7 @@ COLUMNS = [
     ("prep s", "prepare_s", ".2f"),
     ("ruby s", "oracle_s", ".2f"),
     ("ratio", "ratio", ".2f"),
+    ("cpu ratio", "cpu_ratio", ".2f"),
     ("RSS/f prep", "prepare_rss", ".1f"),
     ("RSS/f expl", "explain_rss", ".1f"),
     ("RSS/f app", "app_rss", ".1f"),
@@ -305,6 +344,7 @@ COLUMNS = [
     ("sweep s", "sweep_s", ".2f"),
     ("paint s", "first_paint_s", ".2f"),
     ("repaint ms", "repaint_ms", ".0f"),
+    ("nav ms", "nav_ms", ".0f"),
     ("key ms", "key_ms", ".0f"),
     ("stop ms", "stop_ms", ".0f"),
 ]
@@ -368,6 +408,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="only byte-compare prepare with --oracle on each chat")
     args = parser.parse_args()
     args.skip = [s for s in args.skip.split(",") if s]
+    compileall.compile_dir(ROOT / "inspector", quiet=2)  # as `pip install` does: no run pays for compiling
     if args.check:
         for size in (parse_size(s) for s in args.sizes.split(",")):
             for profile in args.profiles.split(","):

@@ -47,7 +47,7 @@ def test_rows_match_individual_explain_runs(key, values):
     for row in rows:
         alone = open_inspection(SAMPLE, overrides={key: str(row.value)}, config_files=[], env={})
         prompt = alone.prompt()
-        info = report.summary(report.explain_rows(alone, prompt), prompt)
+        info = report.summary(report.explain_table(alone, prompt), prompt)
         assert row.messages == info.visible_messages
         assert row.truncated == info.tiers["truncated"]
         assert row.dropped == info.tiers["dropped"]

@@ -6,7 +6,7 @@ from argparse import Namespace
 from typing import Any
 
 from inspector.core.inspection import Inspection
-from inspector.core.present.export import EXPLAIN_FORMATS, explain_bytes
+from inspector.core.present.export import EXPLAIN_FORMATS, explain_chunks
 
 from .calls import add_at
 from .output import EXIT_OK, emit, scout_error
@@ -28,7 +28,7 @@ def add_parser(sub: Any, common: Any) -> None:
 
 def run(args: Namespace, inspection: Inspection) -> int:
     prompt = inspection.prompt()
-    emit(args, explain_bytes(inspection, prompt, args.format, with_audit=args.audit))
+    emit(args, explain_chunks(inspection, prompt, args.format, with_audit=args.audit))
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
     return EXIT_OK

@@ -8,12 +8,38 @@ without one (or a meta record followed by no response) is reported as a finding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from inspector.core.model import Finding, Message
 from inspector.core.scout.tool_facts import tool_name_of
 
 RESPONSE_ROLES = frozenset({"assistant", "function_call"})
+
+
+def _tool_name(message: Message) -> str | None:
+    return tool_name_of(message.fields.get("content"))
+
+
+class ToolNames:
+    """Tool names of a source list's function_call messages, read on first use and cached by message object.
+
+    Reading a name parses the message's JSON text: on a 100,000-message chat that is about half a
+    second, which the app's first screen does not need (only ``calls --format json`` shows them).
+    """
+
+    __slots__ = ("messages", "names")
+
+    def __init__(self, messages: list[Message], names: dict[int, tuple[Message, str | None]]):
+        self.messages, self.names = messages, names
+
+    def name(self, index: int) -> str | None:
+        message = self.messages[index]
+        known = self.names.get(id(message))
+        if known is not None and known[0] is message:  # the object itself: an id can be reused
+            return known[1]
+        name = _tool_name(message)
+        self.names[id(message)] = (message, name)
+        return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,11 +49,16 @@ class Call:
     end: int  # the source message after the response's run
     line: int | None  # the source line where the response starts (scout chats)
     role: str
-    tools: tuple[str, ...]  # the tools the response called, in order
+    tool_calls: tuple[int, ...] = ()  # the response's function_call messages (indices in the source list)
+    names: ToolNames | None = field(default=None, compare=False, repr=False)
 
-
-def _tool_name(message: Message) -> str | None:
-    return tool_name_of(message.fields.get("content"))
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """The tools the response called, in order."""
+        names = self.names
+        if names is None:
+            return ()
+        return tuple(n for n in (names.name(k) for k in self.tool_calls) if n is not None)
 
 
 @dataclass(slots=True)
@@ -105,25 +136,22 @@ def index_calls(
         unmarked = [i for i in old.unmarked if i < begin] + unmarked
         lone = [i for i in old.lone if i < begin] + lone
     calls = list(kept)
+    names_of = ToolNames(messages, names)
+    # one pass over the roles: where each run of response messages ends, and its function_call messages
+    count = len(roles)
     for start in starts:
-        end = start + 1
-        while end < len(roles) and roles[end] in responses:
+        end, tools = start, []
+        while end < count:
+            role = roles[end]
+            if role == "function_call":
+                tools.append(begin + end)
+            elif role not in responses:
+                break
             end += 1
-        tools = []
-        for k in range(start, end):
-            if roles[k] == "function_call":
-                message = messages[begin + k]
-                known = names.get(id(message))
-                if known is not None and known[0] is message:  # the object itself: an id can be reused
-                    name = known[1]
-                else:
-                    name = _tool_name(message)
-                    names[id(message)] = (message, name)
-                if name is not None:
-                    tools.append(name)
         first = messages[begin + start]
-        role = roles[start]
-        calls.append(Call(len(calls) + 1, begin + start, begin + end, first.line, str(role), tuple(tools)))
+        calls.append(
+            Call(len(calls) + 1, begin + start, begin + end, first.line, str(roles[start]), tuple(tools), names_of)
+        )
     return CallIndex(calls, unmarked, lone, has_meta)
 
 

@@ -20,6 +20,7 @@ from inspector.core.model import Message
 from inspector.core.scout import decision as d
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts
+from inspector.core.yielding import pause_if_due
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,14 +84,23 @@ class Timeline:
         return out
 
 
-def message_tiers(history: ChatHistory, index: int) -> Timeline:
-    """The tier of message ``index`` of the whole chat at every call that could send it."""
+def message_tiers(history: ChatHistory, index: int, cancelled: Callable[[], bool] | None = None) -> Timeline:
+    """The tier of message ``index`` of the whole chat at every call that could send it.
+
+    An old message of a large chat is decided at tens of thousands of calls (a few hundred ms): the
+    loop pauses now and then for the app's keys, and stops when ``cancelled()`` says so (the line is
+    then incomplete: the caller drops it).
+    """
     first = history.first_call_after(index)
     line = Timeline(index, first)
     if first is None:
         return line
     fast = _fast_walker(history)
     for number in range(first, len(history) + 1):
+        if not number & 255:
+            pause_if_due()
+            if cancelled is not None and cancelled():
+                return line
         tier = fast(number, index) if fast is not None else _tier_slow(history, number, index)
         line.tiers.append(tier)
         line.visible.append(tier in (d.FULL, d.TRUNCATED))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -52,31 +53,37 @@ def prepared_chunks(prompt: Prompt, fmt: str) -> Iterator[bytes]:
 
 
 def explain_bytes(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> bytes:
-    """The explanation report: rows, the loader's findings and the summary; the audit when asked.
+    """The explanation report, whole (the app's export): the pieces `explain` writes, joined."""
+    return b"".join(explain_chunks(inspection, prompt, fmt, with_audit))
 
-    Rows are written even when scout-ai raises (the caller reports that, `explain` exits 3).
+
+def explain_chunks(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> Iterator[bytes]:
+    """The explanation report in pieces: rows, the loader's findings and the summary; the audit when asked.
+
+    Rows are written even when scout-ai raises (the caller reports that, `explain` exits 3). A
+    million rows are never held as one text: the table is columns, written a run of rows at a time.
+    The refusals (an unknown format) come up front, before any piece.
     """
-    return explain_text(inspection, prompt, fmt, with_audit).encode("utf-8", "surrogatepass")
-
-
-def explain_text(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> str:
     if fmt not in EXPLAIN_FORMATS:
         raise UsageError(f"unknown explain format {fmt!r}; known: {', '.join(EXPLAIN_FORMATS)}")
-    rows = report.explain_rows(inspection, prompt)
+    rows = report.explain_table(inspection, prompt)
     info = report.summary(rows, prompt)
     findings = inspection.chat.findings
     audited = audit(inspection, prompt) if with_audit else None
     if fmt == "json":
-        data: dict[str, Any] = {
-            "rows": [r.as_dict() for r in rows],
-            "findings": [f.as_dict() for f in findings],
-            "summary": info.as_dict(),
-        }
+        rest: dict[str, Any] = {"findings": [f.as_dict() for f in findings], "summary": info.as_dict()}
         if audited is not None:
-            data["audit"] = [f.as_dict() for f in audited]
-        return json_text(data)
+            rest["audit"] = [f.as_dict() for f in audited]
+        pieces = report.json_document(rows, rest)
+        if pieces is not None:
+            return pieces
+        # a value orjson refuses (a wide integer, a lone surrogate): the whole document as json_text writes it
+        data = {"rows": [r.as_dict() for r in rows.rows()], **rest}
+        return iter((json_text(data).encode("utf-8", "surrogatepass"),))
     if fmt == "markdown":
-        text = report.render_markdown(rows, info, findings)
-        return text if audited is None else text + report.render_audit_markdown(audited)
-    text = report.render_table(rows, info, findings=findings)
-    return text if audited is None else text + "\n" + report.render_audit_table(audited)
+        pieces = report.markdown_chunks(rows, info, findings)
+        tail = b"" if audited is None else report.render_audit_markdown(audited).encode("utf-8", "surrogatepass")
+    else:
+        pieces = report.table_chunks(rows, info, findings=findings)
+        tail = b"" if audited is None else ("\n" + report.render_audit_table(audited)).encode("utf-8", "surrogatepass")
+    return chain(pieces, (tail,)) if tail else pieces

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -97,3 +98,66 @@ class Decision(NamedTuple):
     visible_chars: int
     kind: ToolKind = ToolKind.NONE
     detail: str = ""  # the step and line for consumed messages, the exception for errors
+
+
+REASONS = tuple(Reason)
+TIER_CODE = {t: i for i, t in enumerate(TIERS)}
+REASON_CODE = {r: i for i, r in enumerate(REASONS)}
+NO_COUNT = -1  # a counter column's None (counters and sizes are never negative)
+
+
+class DecisionColumns:
+    """Every message's decision as columns (codes and machine integers, no object per message):
+    what `explain` reads to write a million rows. ``decision(i)`` gives the typed Decision back.
+
+    ``tiers``/``reasons`` index TIERS/REASONS; ``counted``/``before`` hold NO_COUNT for None;
+    ``details`` holds the non-empty details by index; ``kinds`` the ToolKind of each message.
+    """
+
+    __slots__ = ("before", "counted", "details", "kinds", "original", "reasons", "tiers", "visible")
+
+    def __init__(
+        self,
+        tiers: bytearray,
+        reasons: bytearray,
+        counted: array[int],
+        before: array[int],
+        original: array[int],
+        visible: array[int],
+        kinds: list[ToolKind],
+        details: dict[int, str],
+    ) -> None:
+        self.tiers, self.reasons, self.kinds, self.details = tiers, reasons, kinds, details
+        self.counted, self.before, self.original, self.visible = counted, before, original, visible
+
+    def __len__(self) -> int:
+        return len(self.tiers)
+
+    def decision(self, index: int) -> Decision:
+        counted, before = self.counted[index], self.before[index]
+        return Decision(
+            index,
+            TIERS[self.tiers[index]],
+            REASONS[self.reasons[index]],
+            None if counted == NO_COUNT else counted,
+            None if before == NO_COUNT else before,
+            self.original[index],
+            self.visible[index],
+            self.kinds[index],
+            self.details.get(index, ""),
+        )
+
+    @classmethod
+    def of(cls, decisions: list[Decision]) -> DecisionColumns:
+        """The columns of decisions made one by one (the chain and the epoch planners)."""
+        tier_code, reason_code = TIER_CODE, REASON_CODE
+        return cls(
+            bytearray(tier_code[x.tier] for x in decisions),
+            bytearray(reason_code[x.reason] for x in decisions),  # type: ignore[index]
+            array("q", [NO_COUNT if x.outputs_counted is None else x.outputs_counted for x in decisions]),
+            array("q", [NO_COUNT if x.tool_chars_before is None else x.tool_chars_before for x in decisions]),
+            array("q", [x.original_chars for x in decisions]),
+            array("q", [x.visible_chars for x in decisions]),
+            [x.kind for x in decisions],
+            {x.index: x.detail for x in decisions if x.detail},
+        )

@@ -93,6 +93,12 @@ class Prompt:
 
     def inserted(self) -> list[tuple[int, Message]]:
         """Messages a strategy added (a compaction notice), with their place in the prepared list."""
+        if self.plan is not None:  # shorten_tools inserts nothing: only what the inbox appended, at the end
+            if self.error is not None or not self.appended:
+                return []
+            counts = self.plan.tier_counts()
+            sent = counts[d.FULL] + counts[d.TRUNCATED]
+            return [(sent + k, m) for k, m in enumerate(self.appended)]
         return [(i, m) for i, (o, m) in enumerate(zip(self.origins(), self.messages())) if o < 0]
 
     def decision(self, index: int) -> d.Decision:
@@ -108,6 +114,12 @@ class Prompt:
         if self.stage is not None:
             return self.stage.decisions()
         return list(self._decisions)
+
+    def decision_columns(self) -> d.DecisionColumns:
+        """``decisions()`` as columns (no object per message when the plan can give them so)."""
+        if self.plan is not None:
+            return self.plan.decision_columns()
+        return d.DecisionColumns.of(self.decisions())
 
     def tier_of(self, index: int) -> d.Tier:
         if self.plan is not None:
@@ -137,13 +149,17 @@ class Prompt:
             counts[dec.tier] = counts.get(dec.tier, 0) + 1
         return counts
 
-    def totals(self) -> Totals:
-        """Messages and characters before and after (all roles; tool characters separately)."""
+    def totals(self, chars_before: int | None = None) -> Totals:
+        """Messages and characters before and after (all roles; tool characters separately).
+
+        ``chars_before``: every original message's characters, when the caller has them counted
+        (explain's columns): a million messages are then not read again to count them.
+        """
         counts = self.tier_counts()
         if self.plan is not None:
             facts = self.plan.facts
             tool_before = facts.tool_chars()
-            nontool = facts.nontool_chars()
+            nontool = facts.nontool_chars() if chars_before is None else chars_before - tool_before
             chars_before = nontool + tool_before
             tool_after = self.plan.tool_chars_after
             chars_after = nontool + tool_after if self.error is None else 0

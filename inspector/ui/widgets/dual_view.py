@@ -151,6 +151,7 @@ class DualColumnView(ScrollView, can_focus=True):
         self._version = 0
         self.rendered_rows = 0  # strips built, for tests and the benchmark
         self._style_map: dict[str, RichStyle] | None = None
+        self._base: RichStyle | None = None  # the widget's own style (rich_style walks the DOM each time)
         # rows drawn after the messages, never selectable: at a model call, the response it produced
         # and how many messages were written after it
         self.tail: list[tuple[str, str]] = []  # (gutter mark, text)
@@ -165,11 +166,16 @@ class DualColumnView(ScrollView, can_focus=True):
         self.go_to_row(row if row is not None else self.current_row or 0)
 
     def set_prompt(self, prompt: Prompt, order: list[int] | None = None) -> None:
+        """A re-plan: the same rows under another prompt. The cursor stays on its row, and says nothing
+        when it is still there (the App refreshes the detail pane itself; the strip does not change)."""
         row = self.current_row
         self.prompt, self.order = prompt, order
         self._invalidate()
         self.virtual_size = Size(0, self.count + len(self.tail))
-        self.go_to_row(row or 0)
+        if row is not None and self.current_row == row:
+            self.scroll_to_cursor()
+        else:
+            self.go_to_row(row or 0)
 
     def set_tail(self, tail: list[tuple[str, str]]) -> None:
         self.tail = tail
@@ -307,6 +313,7 @@ class DualColumnView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._cache.clear()
         self._style_map = None  # cached strips hold the old theme's colours
+        self._base = None
 
     @on(events.Resize)
     def _resize(self, event: events.Resize) -> None:
@@ -334,15 +341,21 @@ class DualColumnView(ScrollView, can_focus=True):
             self._style_map = styles
         return self._style_map
 
+    @property
+    def base_style(self) -> RichStyle:
+        if self._base is None:
+            self._base = self.rich_style
+        return self._base
+
     def render_line(self, y: int) -> Strip:
         position = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
         if self.rows is not None and self.prompt is not None and 0 <= position - self.count < len(self.tail):
             mark, text = self.tail[position - self.count]
-            style = self.rich_style + self.part_styles()["response"] + self.part_styles()["hit"]
-            return Strip([Segment(fit(f"{mark} {text}", width), style)]).crop_extend(0, width, self.rich_style)
+            style = self.base_style + self.part_styles()["response"] + self.part_styles()["hit"]
+            return Strip([Segment(fit(f"{mark} {text}", width), style)]).crop_extend(0, width, self.base_style)
         if self.rows is None or self.prompt is None or position >= self.count:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.base_style)
         row = self.row_at(position)
         key = (row, width, position == self.cursor, row in self.hits, self._version)
         strip = self._cache.get(key)
@@ -357,7 +370,7 @@ class DualColumnView(ScrollView, can_focus=True):
         tier, right_text = rows.right(row, self.prompt)
         role, tool, preview = rows.left(row)
         styles = self.part_styles()
-        base = self.rich_style
+        base = self.base_style
         if is_cursor or is_hit:
             # only the background: the tier colours must survive under the cursor
             base = base + styles["cursor" if is_cursor else "hit"]
@@ -377,7 +390,7 @@ class DualColumnView(ScrollView, can_focus=True):
             segments.append(Segment(fit(f"✗ {LABELS[tier]}", right_width), tier_style + styles["struck"]))
         else:
             segments.append(Segment(fit(f"{GLYPHS.get(tier, '')} {right_text}", right_width), tier_style))
-        return Strip(segments).crop_extend(0, width, self.rich_style)
+        return Strip(segments).crop_extend(0, width, self.base_style)
 
     @staticmethod
     def _cell(role: str, tool: str, text: str, width: int, tier_style, base, styles) -> list[Segment]:

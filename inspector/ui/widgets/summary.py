@@ -75,26 +75,42 @@ def summary_lines(
     return [first, fitting(figures, width)]
 
 
-class SummaryBar(Static):
+class SummaryBar(Widget):
+    """Two fixed lines (one when compact): new totals repaint this widget alone, never the layout.
+
+    A Static with ``height: auto`` asked for a layout pass on every update, and a layout pass
+    re-renders the whole screen: half the time of a threshold change on a large chat.
+    """
+
     DEFAULT_CSS = """
-    SummaryBar { height: auto; background: $panel; color: $text; padding: 0 1;
+    SummaryBar { height: 2; background: $panel; color: $text; padding: 0 1;
                  text-wrap: nowrap; text-overflow: ellipsis; }
+    SummaryBar.-compact { height: 1; }
     """
 
     shown: tuple = ()
-    compact = False  # one line instead of two (h toggles it)
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, text: str = "", **kwargs):
+        super().__init__(**kwargs)
         self.figures: tuple | None = None  # what was last shown, redrawn on a resize
+        self.content = Content(one_line(text, 400))
+
+    @property
+    def compact(self) -> bool:
+        """One line instead of two (h toggles it)."""
+        return self.has_class("-compact")
+
+    @compact.setter
+    def compact(self, value: bool) -> None:
+        self.set_class(value, "-compact")  # the height changes: this one is a layout pass
 
     def show(self, file: str, fmt: str, strategies: str, totals: Totals, version: str = "") -> None:
         self.figures = (file, fmt, strategies, totals, version)
         width = (self.size.width or self.app.size.width) - 2  # less the padding
         lines = summary_lines(file, fmt, strategies, totals, width, self.compact, version)
-        if tuple(lines) != self.shown:  # an update costs a layout pass: skip it when nothing changed
+        if tuple(lines) != self.shown:
             self.shown = tuple(lines)
-            self.update(Content.assemble((lines[0], "bold"), *[x for line in lines[1:] for x in ("\n", line)]))
+            self._set(Content.assemble((lines[0], "bold"), *[x for line in lines[1:] for x in ("\n", line)]))
 
     def redraw(self) -> None:
         if self.figures is not None:
@@ -106,7 +122,15 @@ class SummaryBar(Static):
 
     def show_text(self, text: str) -> None:
         self.figures = None
-        self.update(Content(one_line(text, 400)))
+        self.shown = ()
+        self._set(Content(one_line(text, 400)))
+
+    def _set(self, content: Content) -> None:
+        self.content = content
+        self.refresh()  # no layout: the height is fixed
+
+    def render(self) -> Content:
+        return self.content
 
 
 class Banner(Static):

@@ -25,6 +25,7 @@ from inspector.core.analysis.sweep import axis, sweep
 from inspector.core.inspection import Inspection
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import FLOAT_KEYS, KEYS, SETTING_KEYS, Source, Thresholds, ruby_to_f, ruby_to_i
+from inspector.core.yielding import pause_if_due
 
 from ..messages import SweepDone, report_failure
 from .burst_input import BurstInput
@@ -273,6 +274,7 @@ class ThresholdEditor(VerticalScroll):
             if worker.is_cancelled:
                 return  # a newer edit or another key: this chart would be stale
             rows += sweep(inspection, key, [value], base, rp)
+            pause_if_due()  # a plan per value: let keys and frames through between them
         now = sweep(inspection, key, [base[key]], base, rp)[0]
         if not worker.is_cancelled:
             self.post_message(SweepDone(key, base[key], rows + [now], generation))
