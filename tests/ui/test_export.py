@@ -38,7 +38,7 @@ async def open_export(app, pilot) -> ExportScreen:
 
 async def test_export_prepared_json_equals_cli_prepare(make_app, tmp_path):
     app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await edit(app, pilot, "max_tool_chars", "50000")
         await pilot.press("escape")
@@ -59,7 +59,7 @@ async def test_export_every_format(make_app, tmp_path):
     dialog's answer starts) writes every format. tests/test_one_writer.py loops over every sample chat.
     """
     app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         every = choices()
         screen = await open_export(app, pilot)
