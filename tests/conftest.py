@@ -16,13 +16,14 @@ UI_TESTS = Path(__file__).resolve().parent / "ui"
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
-    """pyproject's addopts ask for two processes (`--numprocesses=2`, pytest-xdist, in the `test` extra).
+    """pyproject's addopts ask for worker processes (`--numprocesses=3`, pytest-xdist, in the `test` extra).
 
     Where xdist is not installed, or is turned off (`-p no:xdist`), the option is still accepted and the
     suite runs in one process.
     """
     if not pluginmanager.has_plugin("xdist"):
         parser.addoption("--numprocesses", default=None, help="ignored: pytest-xdist is not installed or is off")
+        parser.addoption("--dist", default=None, help="ignored: pytest-xdist is not installed or is off")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
