@@ -30,6 +30,7 @@ from inspector.core.scout.shorten import ENVELOPE, Shortener
 from inspector.core.scout.strategies import shorten_tools_epoch as epoch
 from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
 from inspector.core.scout.tool_facts import ToolFacts, chars_of
+from inspector.core.yielding import pause_if_due
 
 _OTHER, _NOROLE, _CALL, _OUTPUT = 0, 1, 2, 3
 _MISSING = object()
@@ -77,6 +78,8 @@ class WindowFacts:
         for position, kind in enumerate(kinds):
             if kind not in (_CALL, _OUTPUT):
                 continue
+            if not position & 63:
+                pause_if_due()  # a thread worker (the app's) lets keys through now and then
             content = messages[position].fields.get("content")
             data = _load(content, kind == _CALL) if content is not None else None
             if data is _FAILED:
@@ -325,6 +328,8 @@ class WindowPlan:
         full_from = bisect_left(negated, -window.keep_full)
         compact_from = bisect_left(negated, -window.truncate_to, 0, full_from)
         for at in range(full_from - 1, compact_from - 1, -1):  # newest first: the first error met is raised
+            if not at & 63:
+                pause_if_due()  # compacting a large window takes a while the first time
             p = positions[at]
             if reverse[at] in protected:
                 self.protected_kept.add(p)
