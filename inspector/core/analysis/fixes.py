@@ -534,7 +534,7 @@ def _find_fixes(
     limit = len(facts.order) if (p is None or older_risk) else p + 1
     partner = partner_of(facts, p) if p is not None else None
     partner_index = facts.order[partner] if partner is not None else None
-    partner_row = RowNumbers.of(inspection.chat).row_of_message(partner_index) if partner_index is not None else None
+    partner_row = RowNumbers.message_row(inspection.chat, partner_index) if partner_index is not None else None
     model = fix_model.OutcomeModel(facts, raising) if rp.fast else None
     count_keys, epoch_keys = searched_keys(rp.spec)
     report.keys = count_keys + epoch_keys
