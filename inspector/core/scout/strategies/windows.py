@@ -101,7 +101,7 @@ class WindowFacts:
                     self.call_keys[position] = _dedup_key(data.get("name"), arguments)
                     if type(arguments) is not dict and arguments is not None and arguments is not False:
                         self.may_raise.add(position)  # 1.2.6 compacts only a Hash of arguments
-                if not _finite(data):
+                if not _all_finite(data):
                     self.may_raise.add(position)  # JSON.generate refuses it when the message is written back
                 positions.append(position)
         # reverse positions: increment counts every output, 1.2.6 only the parseable ones
@@ -217,6 +217,20 @@ def _load(content: Any, exact: bool) -> Any:
     if rubyjson.too_deep(content, value):
         return _FAILED
     return value
+
+
+def _all_finite(container: Any) -> bool:
+    """``_finite`` of a parsed object or array, looking only at numbers and containers (a tool message is
+    mostly strings: no call per string)."""
+    value: Any
+    for value in container.values() if type(container) is dict else container:
+        kind = type(value)
+        if kind is float:
+            if value - value != 0.0:  # inf or nan
+                return False
+        elif (kind is dict or kind is list) and not _all_finite(value):
+            return False
+    return True
 
 
 def _finite(value: Any) -> bool:
