@@ -10,7 +10,8 @@ figures runs in its own process, so peak RSS belongs to that work alone:
   plan       first plan (ms)
   replan     re-plan after a threshold change with the decisions a screen shows, median (ms)
   replan_all the same with a Decision for every message (ms)
-  prepare    `prompt-inspector prepare` whole process, median (s); oracle: the Ruby reference's, and the ratio
+  prepare    `prompt-inspector prepare` whole process, median (s); oracle: the Ruby reference's, and the ratio;
+             cpu ratio: the same with CPU time (user + system), steadier than wall time on a busy machine
   rss        peak RSS / file size for prepare, explain and the app
   why        `prompt-inspector why` whole process on the oldest and a middle tool output (s)
   sweep      200 values of each threshold, in process (s)
@@ -20,12 +21,15 @@ figures runs in its own process, so peak RSS belongs to that work alone:
              handled (key ms) and the search stopped (stop ms)
 --million adds `explain` on 1,000,000 small messages (time and peak RSS).
 Figures are wall-clock on a shared machine: compare ratios within one run, and repeat.
+The package's bytecode is compiled first, as installing it does (with PYTHONDONTWRITEBYTECODE set,
+every process would otherwise compile each module again: 0.2-0.3 s of a `prepare` run).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import json
 import os
 import statistics
@@ -84,6 +88,7 @@ def run_process(command: list[str], timeout: float | None = None) -> dict:
             proc.returncode = os.waitstatus_to_exitcode(status)
             return {
                 "s": time.perf_counter() - start,
+                "cpu_s": usage.ru_utime + usage.ru_stime,
                 "rss_mib": usage.ru_maxrss / 1024,
                 "timed_out": False,
                 "rc": proc.returncode,
@@ -91,7 +96,13 @@ def run_process(command: list[str], timeout: float | None = None) -> dict:
         if deadline is not None and time.perf_counter() > deadline:
             proc.kill()
             _, status, usage = os.wait4(proc.pid, 0)
-            return {"s": timeout, "rss_mib": usage.ru_maxrss / 1024, "timed_out": True, "rc": None}
+            return {
+                "s": timeout,
+                "cpu_s": usage.ru_utime + usage.ru_stime,
+                "rss_mib": usage.ru_maxrss / 1024,
+                "timed_out": True,
+                "rc": None,
+            }
         time.sleep(0.01)
 
 
@@ -270,18 +281,24 @@ def bench_chat(size: int, profile: str, args) -> dict:
     if "engine" not in skip:
         row.update(run_group("engine", path, pairs))
     if "prepare" not in skip:
-        ours, theirs, rss = [], [], []
+        ours, theirs, rss, our_cpu, their_cpu = [], [], [], [], []
         for _ in range(args.runs):
             r = run_process(cli("prepare", str(path), "-o", os.devnull))
             ours.append(r["s"])
+            our_cpu.append(r["cpu_s"])
             rss.append(r["rss_mib"])
             if args.oracle:
-                theirs.append(run_process(["ruby", args.oracle, str(path)])["s"])
+                r = run_process(["ruby", args.oracle, str(path)])
+                theirs.append(r["s"])
+                their_cpu.append(r["cpu_s"])
         row["prepare_s"] = statistics.median(ours)
+        row["prepare_cpu_s"] = statistics.median(our_cpu)
         row["prepare_rss"] = max(rss) / mib
         if theirs:
             row["oracle_s"] = statistics.median(theirs)
+            row["oracle_cpu_s"] = statistics.median(their_cpu)
             row["ratio"] = row["prepare_s"] / row["oracle_s"]
+            row["cpu_ratio"] = row["prepare_cpu_s"] / row["oracle_cpu_s"]
     if "explain" not in skip:
         r = run_process(cli("explain", str(path), "--format", "json", "-o", os.devnull))
         row["explain_s"] = r["s"]
@@ -318,6 +335,7 @@ COLUMNS = [
     ("prep s", "prepare_s", ".2f"),
     ("ruby s", "oracle_s", ".2f"),
     ("ratio", "ratio", ".2f"),
+    ("cpu ratio", "cpu_ratio", ".2f"),
     ("RSS/f prep", "prepare_rss", ".1f"),
     ("RSS/f expl", "explain_rss", ".1f"),
     ("RSS/f app", "app_rss", ".1f"),
@@ -390,6 +408,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="only byte-compare prepare with --oracle on each chat")
     args = parser.parse_args()
     args.skip = [s for s in args.skip.split(",") if s]
+    compileall.compile_dir(ROOT / "inspector", quiet=2)  # as `pip install` does: no run pays for compiling
     if args.check:
         for size in (parse_size(s) for s in args.sizes.split(",")):
             for profile in args.profiles.split(","):

@@ -40,24 +40,71 @@ def test_mapped_load_reports_errors_with_lines(tmp_path, map_everything):
     assert "message 1 is int" in info.value.what
 
 
-def test_large_non_ascii_files_are_read_element_by_element_with_the_same_result(tmp_path, monkeypatch):
+def test_large_non_ascii_files_are_read_piece_by_piece_with_the_same_result(tmp_path, monkeypatch):
     from inspector.core.io.formats import json_array
 
     items = [
         {"role": "user", "content": "café 😀 “q” \u001b[31m"},
         {"role": "function_call_output", "content": '{"name":"t","content":"\\ud83d\\ude00 数据","id":1}'},
         {"role": "assistant", "content": "x" * 5000, "n": 123456789012345678901234567890, "f": 1.5e300},
+        # the bytes of a cut, inside a string and between objects nested deeper: cuts there must not hold
+        {"role": "user", "content": "a},{b} , {c", "parts": [{"a": 1}, {"b": 2}, {"c": [{}, {}]}]},
     ] * 40
     path = tmp_path / "big.json"
     path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
     whole = load_chat(path)
     monkeypatch.setattr(formats, "MAP_FROM", 1024)
     monkeypatch.setattr(json_array, "STREAM_FROM", 1024)
-    monkeypatch.setattr(json_array, "RELEASE_EVERY", 4096)
-    calls = []
-    original = json_array._ELEMENTS
-    monkeypatch.setattr(json_array, "_ELEMENTS", lambda data: calls.append(1) or original(data))
-    streamed = load_chat(path)
-    assert calls == [1]  # this file took the element-by-element path
-    assert [m.fields for m in streamed.messages] == [m.fields for m in whole.messages]
-    assert streamed.messages[2].fields["n"] == 123456789012345678901234567890
+    pieces = []
+    original = json_array._decode_pieces
+    monkeypatch.setattr(json_array, "_decode_pieces", lambda data: pieces.append(original(data)) or pieces[-1])
+    for size in (1, 7, 100, 4096, 10**9):  # cuts at every object boundary the search meets, and none
+        monkeypatch.setattr(json_array, "PIECE", size)
+        streamed = load_chat(path)
+        assert [m.fields for m in streamed.messages] == [m.fields for m in whole.messages]
+        assert streamed.messages[2].fields["n"] == 123456789012345678901234567890
+    assert pieces[0] is not None and pieces[-1] is None  # cut in pieces; one piece: read whole
+
+
+def test_a_cut_inside_a_string_is_tried_again_longer(tmp_path, monkeypatch):
+    from inspector.core.io.formats import json_array
+
+    # all but one `}, {` of this file stand inside a string: a cut there does not parse, a longer one does
+    items = [{"role": "user", "content": "é" + "}, {" * 50 + "x"}] * 2
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    monkeypatch.setattr(formats, "MAP_FROM", 10)
+    monkeypatch.setattr(json_array, "STREAM_FROM", 10)
+    monkeypatch.setattr(json_array, "PIECE", 30)
+    pieces = []
+    original = json_array._decode_pieces
+    monkeypatch.setattr(json_array, "_decode_pieces", lambda data: pieces.append(original(data)) or pieces[-1])
+    tries = []
+    decode = json_array._DECODE
+    monkeypatch.setattr(json_array, "_DECODE", lambda data: tries.append(len(data)) or decode(data))
+    assert [m.fields for m in load_chat(path).messages] == items
+    assert pieces == [items] and tries == [34, 66, 126, 270, 472]  # each about twice as long; the last is all
+
+
+@pytest.mark.parametrize("tail", ['{"role": ', "42", '{"role": "user", "content": "x"}] x', '{"role": "user"}}'])
+def test_a_large_non_ascii_file_with_an_error_after_the_first_piece(tmp_path, monkeypatch, tail):
+    from inspector.core.io.formats import json_array
+
+    elements = [f'{{"role": "user", "content": "é{n}"}}' for n in range(200)]
+    text = '[{"role": "user", "content": "é"},\n' + ",\n".join(elements) + ",\n" + tail
+    path = tmp_path / "bad.json"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(json_array, "PIECE", 100)
+    plain = None
+    try:
+        plain = load_chat(path)
+    except InputError as exc:
+        plain = exc
+    monkeypatch.setattr(formats, "MAP_FROM", 10)
+    monkeypatch.setattr(json_array, "STREAM_FROM", 10)
+    try:
+        mapped = load_chat(path)
+    except InputError as exc:
+        assert isinstance(plain, InputError) and (exc.what, exc.line) == (plain.what, plain.line)
+    else:
+        raise AssertionError(f"loaded {mapped!r}; the plain path gave {plain!r}")

@@ -55,3 +55,39 @@ def test_parse_rejects_what_ruby_rejects(text):
     with pytest.raises(RubyJSONError) as info:
         parse(text)
     assert info.value.exception == "JSON::ParserError"
+
+
+def _strings():
+    import random
+
+    rng = random.Random(11)
+    chars = [chr(c) for c in range(0x800)] + ["\u2028", "\u2029", "\ufeff", "\uffff", "\U0001f600", "\U0010ffff"]
+    fixed = [c * n for c in chars for n in (1, 3)]
+    return fixed + ["".join(rng.choice(chars) for _ in range(rng.randint(0, 40))) for _ in range(2000)]
+
+
+def test_msgspec_and_orjson_write_plain_values_alike():
+    """Short outputs are written with msgspec's encoder, long ones with orjson: the bytes must not differ."""
+    import msgspec
+    import orjson
+
+    encode = msgspec.json.Encoder().encode
+    values = [
+        *_strings(),
+        {"role": "user", "content": "x", "n": 2**64 - 1, "m": -(2**63), "b": [True, False, None, {}, []]},
+    ]
+    assert [encode(v) for v in values] == [orjson.dumps(v) for v in values]
+
+
+def test_prepare_json_in_pieces_is_the_whole_json(monkeypatch):
+    """The pieces (msgspec's encoder, then orjson past ORJSON_FROM) join to what one call writes;
+    a lone surrogate or a float in a piece takes the exact path."""
+    from inspector.core.ruby import json as rubyjson
+
+    monkeypatch.setattr(rubyjson, "CHUNK_MESSAGES", 3)
+    monkeypatch.setattr(rubyjson, "ORJSON_FROM", 200)
+    messages = [{"role": "user", "content": text} for text in _strings()[::97]]
+    messages[5]["content"] = "lone \ud800 surrogate"
+    messages[11]["f"] = 1e20
+    whole = ("[" + ",".join(dumps(m) for m in messages) + "]").encode("utf-8", "surrogatepass") + b"\n"
+    assert b"".join(rubyjson.dumps_messages_chunks(messages, b"\n")) == whole

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from inspector.core.io.formats import load_chat
@@ -132,15 +135,30 @@ def open_inspection(
     scout_version: str | None = None,
 ) -> Inspection:
     versions.get(scout_version)  # an unknown name is a usage error, before the chat is read
-    chat = load_chat(path, input_format)
-    return inspect_chat(
-        chat,
-        overrides=overrides,
-        strategies=strategies,
-        env=env,
-        config_files=config_files,
-        scout_version=scout_version,
-    )
+    with collector_paused():
+        chat = load_chat(path, input_format)
+        return inspect_chat(
+            chat,
+            overrides=overrides,
+            strategies=strategies,
+            env=env,
+            config_files=config_files,
+            scout_version=scout_version,
+        )
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a chat is read and its tool facts built: that allocates
+    hundreds of thousands of objects and no cycles, and each collection walks them all again
+    (measured: 3% of a whole `prepare` at 20,000 messages)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def inspect_chat(

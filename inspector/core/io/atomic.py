@@ -10,7 +10,6 @@ Ctrl-C and SIGTERM included.
 from __future__ import annotations
 
 import os
-import secrets
 import signal
 import stat
 import threading
@@ -84,7 +83,7 @@ def _make_temp(directory: Path, name: str, holder: list[str]) -> tuple[int, str]
     (``mkstemp`` returns the name only after creating the file: a signal in between would leave it.)
     """
     for _ in range(100):
-        tmp = str(directory / f".{name}.{secrets.token_hex(4)}.tmp")
+        tmp = str(directory / f".{name}.{os.urandom(4).hex()}.tmp")
         holder.append(tmp)
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), tmp

@@ -206,7 +206,8 @@ def _consumed_row(number: int, item: Consumed) -> ExplainRow:
 
 def summary(rows: ExplainTable, prompt: Prompt) -> Totals:
     """The plan's totals counted per row: consumed messages are rows too."""
-    return prompt.totals().with_consumed(len(rows.consumed), rows.consumed_chars())
+    totals = prompt.totals(sum(rows.columns.original))  # every message's characters, already counted
+    return totals.with_consumed(len(rows.consumed), rows.consumed_chars())
 
 
 def summary_line(info: Totals) -> str:
@@ -271,7 +272,10 @@ def table_chunks(rows: ExplainTable, info: Totals, max_id: int = MAX_ID, finding
     roles = _cells(rows.roles, _role_cell)
     names = _cells(rows.names, _role_cell)
     # a tool id is unique: printable ones (the common case) are their own cell
-    ids = [v if type(v) is str and len(v) <= max_id and v.isprintable() else _id_cell(v, max_id) for v in rows.ids]
+    ids = [
+        "-" if v is None else v if type(v) is str and len(v) <= max_id and v.isprintable() else _id_cell(v, max_id)
+        for v in rows.ids
+    ]
     lines = _dashes(rows.lines)
     extra = [_table_cells(r, max_id) for r in rows.extra()]
     widths = [len(h) for h in _HEADER]
@@ -280,8 +284,8 @@ def table_chunks(rows: ExplainTable, info: Totals, max_id: int = MAX_ID, finding
     if len(roles):
         numbers = [v for v in rows.lines if v is not None]
         widths[1] = max(widths[1], len(str(max(numbers))) if numbers else 1)
-        for column, values in ((2, roles), (3, names), (4, ids)):
-            widths[column] = max(widths[column], max(map(len, set(values))))
+        for column, values in ((2, set(roles)), (3, set(names)), (4, ids)):  # roles and names repeat
+            widths[column] = max(widths[column], max(map(len, values)))
         widths[5] = max(widths[5], max(len(tier_text[t]) for t in set(cols.tiers)))
         widths[6] = max(widths[6], max(len(reason_text[r]) for r in set(cols.reasons)))
         widths[7] = max(widths[7], len(f"{max(cols.original):,}"))
@@ -541,7 +545,8 @@ def _plain_json(rows: ExplainTable) -> bool:
 def _orjson_writes(values: list[Any]) -> bool:
     kinds = set(map(type, values))
     if str in kinds:
-        text = "".join(values if kinds == {str} else [v for v in values if type(v) is str])
+        # (None and "" add nothing: filter drops them in C, the common case)
+        text = "".join(filter(None, values) if kinds <= _STRINGS else [v for v in values if type(v) is str])
         if not text.isascii():
             try:
                 text.encode("utf-8")  # a lone surrogate refuses to encode, as orjson refuses it

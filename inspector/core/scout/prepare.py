@@ -149,13 +149,17 @@ class Prompt:
             counts[dec.tier] = counts.get(dec.tier, 0) + 1
         return counts
 
-    def totals(self) -> Totals:
-        """Messages and characters before and after (all roles; tool characters separately)."""
+    def totals(self, chars_before: int | None = None) -> Totals:
+        """Messages and characters before and after (all roles; tool characters separately).
+
+        ``chars_before``: every original message's characters, when the caller has them counted
+        (explain's columns): a million messages are then not read again to count them.
+        """
         counts = self.tier_counts()
         if self.plan is not None:
             facts = self.plan.facts
             tool_before = facts.tool_chars()
-            nontool = facts.nontool_chars()
+            nontool = facts.nontool_chars() if chars_before is None else chars_before - tool_before
             chars_before = nontool + tool_before
             tool_after = self.plan.tool_chars_after
             chars_after = nontool + tool_after if self.error is None else 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from itertools import repeat
+from operator import attrgetter
 
 from inspector.core.model import Finding, Message
 
@@ -80,7 +82,11 @@ KNOWN = frozenset(CONVERSATION + BACKEND + DIRECTIVES)
 
 
 def unknown_role_findings(messages: list[Message], text_format: bool) -> list[Finding]:
-    roles = {role for m in messages if isinstance(role := m.fields.get("role"), str)}
+    try:  # the roles read in C (a million messages); a role that is an object or an array cannot be in a set
+        found = set(map(dict.get, map(attrgetter("fields"), messages), repeat("role")))
+        roles = {role for role in found if isinstance(role, str)}
+    except TypeError:
+        roles = {role for m in messages if isinstance(role := m.fields.get("role"), str)}
     if roles <= KNOWN:
         return []  # the common case, without the per-message walk below
     seen: dict[str, list[int | None]] = {}

@@ -17,7 +17,8 @@ import threading
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -38,6 +39,12 @@ NOTHING_TO_SHORTEN = -1
 def chars_of(content: Any) -> int:
     """Characters of a message's content as scout-ai counts them (0 when not a string)."""
     return len(content) if type(content) is str else 0
+
+
+def total_chars(messages: list[Message]) -> int:
+    """``chars_of`` summed over the messages (their contents read in C: a million messages)."""
+    contents = map(dict.get, map(attrgetter("fields"), messages), repeat("content"))
+    return sum(map(len, [c for c in contents if type(c) is str]))
 
 
 def tool_identity(parsed: Any) -> tuple[object, object]:
@@ -403,13 +410,14 @@ class ToolFacts:
     def tool_chars(self) -> int:
         """Characters of the tool messages the walk counts (fixed whatever the thresholds)."""
         if self._tool_chars is None:
-            self._tool_chars = sum(self.raw[p] for p in range(len(self.order)) if self.kinds[p] != FAIL)
+            raw = self.raw  # every position but the failing ones (sums in C: a million messages)
+            self._tool_chars = sum(raw) - sum(raw[p] for p in self.failures)
         return self._tool_chars
 
     def nontool_chars(self) -> int:
         """Characters of every other message."""
         if self._nontool_chars is None:
-            self._nontool_chars = sum(chars_of(m.fields.get("content")) for m in self.messages) - self.tool_chars()
+            self._nontool_chars = total_chars(self.messages) - self.tool_chars()
         return self._nontool_chars
 
     def keep_prefix_end(self, budget: int, stop: int) -> int:
@@ -417,7 +425,7 @@ class ToolFacts:
         return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
 
 
-_AN_OBJECT = object()
+_BRACE, _QUOTE = memoryview(b"{"), memoryview(b'"')  # the first byte of a value: an object, a string
 
 
 def _scan(messages: Any, indices: Any) -> Any:
@@ -433,7 +441,7 @@ def _scan(messages: Any, indices: Any) -> Any:
     idents: list[tuple[object, object]] = []  # (name, id) as tool_identity reads them, from the first reading
     ident_append = idents.append
     check = _IDENTITY.decode
-    careful = rubyjson.parse
+    careful_parse = rubyjson.parse
     tool_roles = _TOOL_ROLES
     strict_errors = (msgspec.DecodeError, msgspec.ValidationError)
 
@@ -455,23 +463,19 @@ def _scan(messages: Any, indices: Any) -> Any:
         kinds_append(FAIL)
         raw_append(len(content) if type(content) is str else 0)
 
-    for index in indices:
-        fields = messages[index].fields
-        role = fields.get("role")
-        kind = tool_roles.get(role) if type(role) is str else FAIL
-        if kind is None:
-            continue
+    def careful(index: int, kind: int, content: Any) -> None:
+        """Every case but the common one, as shorten_tools meets it."""
         if kind == FAIL:
+            role = messages[index].fields.get("role")
             fail(
                 index,
                 None,
                 "NoMethodError",
                 f"undefined method `to_sym' for {ruby_class(role)} (the message has no usable role)",
             )
-            continue
-        content = fields.get("content")
+            return
         if content is None or content is False:
-            continue  # `next msg unless json`: passed through, not counted
+            return  # `next msg unless json`: passed through, not counted
         if type(content) is not str:
             fail(
                 index,
@@ -479,50 +483,65 @@ def _scan(messages: Any, indices: Any) -> Any:
                 "TypeError",
                 f"no implicit conversion of {ruby_class(content)} into String (content is not JSON text)",
             )
-            continue
+            return
         try:
-            # the common case: strict JSON holding an object (checked whole, only name and id built);
-            # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
-            # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
-            shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
-            data = _AN_OBJECT  # checked to be an object; JSON's own null is None and raises below
-            if kind == CALL:
-                risky = memoryview(shape.arguments)[:1].tobytes() != b"{"
-            else:
-                risky = memoryview(shape.content)[:1].tobytes() != b'"'  # a string: shortening cannot raise
-        except strict_errors:
-            risky = True
-            try:
-                data = careful(content, False)
-            except rubyjson.RubyJSONError as exc:
-                fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
-                continue
+            data = careful_parse(content, False)
+        except rubyjson.RubyJSONError as exc:
+            fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
+            return
         if type(data) is list:  # Array#values_at wants Integers
             fail(index, data, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
-            continue
-        if data is not _AN_OBJECT and type(data) is not dict:  # `nil.values_at` too: "null" raises
+            return
+        if type(data) is not dict:  # `nil.values_at` too: "null" raises
             fail(
                 index,
                 data,
                 "NoMethodError",
                 f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)",
             )
-            continue
-        risk_append(risky)
-        ident_append(_identity_of(shape) if data is _AN_OBJECT else tool_identity(data))
+            return
+        risk_append(1)
+        ident_append(tool_identity(data))
         order_append(index)
         kinds_append(kind)
         raw_append(len(content))
+
+    intern = sys.intern
+    for index in indices:
+        fields = messages[index].fields
+        role = fields.get("role")
+        kind = tool_roles.get(role) if type(role) is str else FAIL
+        if kind is None:
+            continue
+        content = fields.get("content")
+        if kind != FAIL and type(content) is str:
+            try:
+                # the common case: strict JSON holding an object (checked whole, only name and id built);
+                # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
+                # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
+                shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+            except strict_errors:
+                pass
+            else:
+                # shortening cannot raise on an object of arguments, or on an output's string content
+                if kind == CALL:
+                    risk_append(memoryview(shape.arguments)[:1] != _BRACE)
+                else:
+                    risk_append(memoryview(shape.content)[:1] != _QUOTE)
+                # tool_identity of the keys kept (names repeat: one string each)
+                name = shape.name
+                if type(name) is str:
+                    name = intern(name)
+                elif name is None and type(shape.function) is dict:
+                    name = shape.function.get("name")
+                ident = shape.id
+                ident_append((name, ident if ident is not None else shape.call_id))
+                order_append(index)
+                kinds_append(kind)
+                raw_append(len(content))
+                continue
+        careful(index, kind, content)
     return order, kinds, raw, failed_data, failures, maybe_raises, idents
-
-
-def _identity_of(shape: _Identity) -> tuple[object, object]:
-    """``tool_identity`` of the keys the first reading kept (names repeat: one string each)."""
-    name = shape.name
-    if name is None and isinstance(shape.function, dict):
-        name = shape.function.get("name")
-    ident = shape.id if shape.id is not None else shape.call_id
-    return (sys.intern(name) if type(name) is str else name), ident
 
 
 class _Identity(msgspec.Struct):

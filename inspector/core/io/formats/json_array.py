@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import mmap
+import re
 from typing import Any
 
 import msgspec
-import orjson
 
 from inspector.core.errors import InputError
 from inspector.core.io import files
@@ -48,36 +48,83 @@ def element_lines(text: str) -> list[int]:
 
 
 _DECODE = msgspec.json.Decoder().decode  # strict JSON; integers of any width kept exact, as Ruby does
-_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw]).decode  # the array's elements as views, unparsed
 STREAM_FROM = 16 << 20  # bytes: smaller files are parsed in one go
-RELEASE_EVERY = 16 << 20  # bytes parsed between two releases of the pages already read
+PIECE = 4 << 20  # bytes parsed at a time when a large file is read in pieces (measured: as fast as whole)
+_WHITE = b" \t\r\n"  # JSON's white space (no other byte may stand between two elements)
+# between two objects of the array: the only place a large chat is cut (see _decode_pieces)
+_BETWEEN = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
 
 
 def decode_mapped(mapped: Any) -> Any:
-    """The JSON value of a mapped file. A large one holding non-ASCII text is parsed element by element,
+    """The JSON value of a mapped file. A large one holding non-ASCII text is parsed a piece at a time,
     handing back the pages already read as it goes: Python keeps such text at 2-4 bytes a character,
     so the map and the strings together would otherwise peak at over three times the file."""
     if len(mapped) < STREAM_FROM or not hasattr(mapped, "madvise") or mapped[:65536].isascii():
         return _DECODE(mapped)
-    try:
-        elements = _ELEMENTS(mapped)
-    except msgspec.ValidationError:
-        return _DECODE(mapped)  # not an array: read whole, for the caller to say what it is
+    out = _decode_pieces(mapped)
+    return _DECODE(mapped) if out is None else out  # None: not cut cleanly; read whole (it may not be an array)
+
+
+def _content(mapped: Any) -> tuple[int, int] | None:
+    """Where the top-level array's content starts and ends (inside ``[`` and ``]``); None when the
+    file does not look like one array."""
+    size = len(mapped)
+    start = 0
+    while start < size and mapped[start] in _WHITE:
+        start += 1
+    end = size
+    while end > start and mapped[end - 1] in _WHITE:
+        end -= 1
+    if end - start < 2 or mapped[start] != 0x5B or mapped[end - 1] != 0x5D:  # [ ... ]
+        return None
+    return start + 1, end - 1
+
+
+def _decode_pieces(mapped: Any) -> list[Any] | None:
+    """The elements of a large array, parsed a piece of about PIECE bytes at a time (each copied into a
+    buffer between ``[`` and ``]``), the file's pages handed back after each; None when that fails.
+
+    A piece is cut between two objects (``}`` ``,`` ``{``), but the same bytes may stand inside a string
+    or between objects nested deeper: such a piece does not parse on its own, and is tried again twice
+    as long. This is sound because JSON's grammar is unambiguous: a piece that parses on its own starts
+    and ends where the whole file is between two elements of its top-level array, so its elements are
+    the file's. When the rest does not parse (invalid JSON), the caller reads the file whole and says why.
+    """
+    bounds = _content(mapped)
+    if bounds is None or bounds[1] - bounds[0] <= PIECE:
+        return None
+    start, end = bounds
+    whole = memoryview(mapped)
+    buffer = bytearray()
     out: list[Any] = []
+    released = 0
+    size = PIECE
     try:
-        mapped.madvise(mmap.MADV_DONTNEED)
-        read = 0
-        while elements:
-            element = elements.pop()  # from the end: each view is dropped once parsed
-            out.append(_DECODE(element))
-            read += len(element)
-            del element
-            if read >= RELEASE_EVERY:
-                mapped.madvise(mmap.MADV_DONTNEED)  # read-only file pages: dropped, read again if touched
-                read = 0
+        while start < end:
+            found = _BETWEEN.search(mapped, start + size, end) if end - start > size else None
+            stop = found.start() + 1 if found is not None else end
+            n = stop - start
+            if len(buffer) < n + 2:
+                buffer = bytearray(n + 2)
+            with memoryview(buffer) as view:
+                view[0] = 0x5B
+                view[1 : n + 1] = whole[start:stop]
+                view[n + 1] = 0x5D
+                try:
+                    out.extend(_DECODE(view[: n + 2]))
+                except (msgspec.DecodeError, RecursionError):
+                    if found is None:
+                        return None
+                    size *= 2  # cut inside a string or a nested array: try a longer piece
+                    continue
+            size = PIECE
+            start = found.end() - 1 if found is not None else end
+            done = start - start % mmap.PAGESIZE
+            if done > released:  # read-only file pages: dropped (read again if touched)
+                mapped.madvise(mmap.MADV_DONTNEED, released, done - released)
+                released = done
     finally:
-        elements.clear()
-    out.reverse()
+        whole.release()
     return out
 
 
@@ -114,6 +161,8 @@ def load_bytes(data: bytes, path: str | None) -> Chat:
 
 
 def load(text: str, path: str | None) -> Chat:
+    import orjson  # here: the usual paths (load_path, load_bytes) read with msgspec
+
     try:
         data = orjson.loads(text)
         if rubyjson.has_wide_float(data):

@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
-
 from inspector.core.errors import InputError
 from inspector.core.ruby import json as rubyjson
 
 
 def require(text: str, path: str | None) -> Any:
     """The parsed value, or an InputError naming the line where the JSON breaks."""
+    import orjson  # here: detecting a JSON array (what `prepare` mostly reads) needs none of it
+
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError as exc:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import orjson
-
 from inspector.core.errors import InputError
 from inspector.core.io.formats.jsondoc import kind_of
 from inspector.core.model import Chat, Message
@@ -23,6 +21,8 @@ def sniff(text: str) -> bool:
     if len(lines) < 2 or not lines[0].lstrip().startswith("{"):
         return False
     first = lines[0].strip()
+    import orjson  # here: a JSON array (sniffed first) never gets this far
+
     try:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
@@ -31,6 +31,8 @@ def sniff(text: str) -> bool:
 
 
 def load(text: str, path: str | None) -> Chat:
+    import orjson
+
     messages = []
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():

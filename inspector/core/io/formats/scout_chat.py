@@ -4,11 +4,12 @@ pre-processing (core/scout/preprocess)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from inspector.core.model import Chat
-from inspector.core.scout.parser import Parsed, parse
-from inspector.core.scout.prepared import prepared_findings
-from inspector.core.scout.preprocess import preprocess
+
+if TYPE_CHECKING:
+    from inspector.core.scout.parser import Parsed
 
 NAME = "scout"
 EXTENSIONS = (".chat",)
@@ -22,11 +23,16 @@ def sniff(text: str) -> bool:
 
 
 def load(text: str, path: str | None) -> Chat:
+    from inspector.core.scout.parser import parse  # here: a JSON chat need not import the text grammar
+
     return load_parsed(parse(text), path)
 
 
 def load_parsed(parsed: Parsed, path: str | None) -> Chat:
     """The chat scout-ai compiles from one parse (the parse's own lists are not changed)."""
+    from inspector.core.scout.prepared import prepared_findings
+    from inspector.core.scout.preprocess import preprocess
+
     chat = Chat(list(parsed.messages), path=path, format=NAME, findings=list(parsed.findings))
     preprocess(chat, parsed.synthetic_first)
     chat.findings.extend(prepared_findings(chat))
