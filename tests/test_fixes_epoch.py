@@ -84,8 +84,18 @@ def test_epoch_increment_fixes_exact():
         assert not shows(ins, o, fix.key, fix.value + (-1 if fix.direction == RAISE else 1))
 
 
+def test_the_closed_form_is_not_capped(monkeypatch):
+    monkeypatch.setattr(fixes_module, "EPOCH_SPAN", 5)  # the span caps only the walk over real plans
+    ins = inspection("shorten_tools_epoch")
+    [o] = trace(ins, FACT).occurrences
+    report = find_fixes(ins, o)
+    assert ("epoch_tool_call_threshold", RAISE, 13, None, "full") in summary(report)
+    assert report.notes == []
+
+
 def test_a_capped_range_is_said(monkeypatch):
     monkeypatch.setattr(fixes_module, "EPOCH_SPAN", 5)
+    monkeypatch.setattr(fixes_module, "_window_outcome", lambda *a: None)  # as for a chain: real plans only
     ins = inspection("shorten_tools_epoch")
     [o] = trace(ins, FACT).occurrences
     report = find_fixes(ins, o)

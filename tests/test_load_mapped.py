@@ -69,8 +69,8 @@ def test_large_non_ascii_files_are_read_piece_by_piece_with_the_same_result(tmp_
 def test_a_cut_inside_a_string_is_tried_again_longer(tmp_path, monkeypatch):
     from inspector.core.io.formats import json_array
 
-    # all but one `}, {` of this file stand inside a string: a cut there does not parse, a longer one does
-    items = [{"role": "user", "content": "é" + "}, {" * 50 + "x"}] * 2
+    # each string ends in `}, {`: with its closing quote, the bytes of a cut (`}, {"`) stand inside it
+    items = [{"role": "user", "content": "é" + "x" * 40 + "}, {"}] * 3
     path = tmp_path / "big.json"
     path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
     monkeypatch.setattr(formats, "MAP_FROM", 10)
@@ -83,7 +83,8 @@ def test_a_cut_inside_a_string_is_tried_again_longer(tmp_path, monkeypatch):
     decode = json_array._DECODE
     monkeypatch.setattr(json_array, "_DECODE", lambda data: tries.append(len(data)) or decode(data))
     assert [m.fields for m in load_chat(path).messages] == items
-    assert pieces == [items] and tries == [34, 66, 126, 270, 472]  # each about twice as long; the last is all
+    # each cut inside a string fails once; the next one is looked for past it, and holds
+    assert pieces == [items] and tries == [74, 79, 74, 79, 74, 79]
 
 
 @pytest.mark.parametrize("tail", ['{"role": ', "42", '{"role": "user", "content": "x"}] x', '{"role": "user"}}'])

@@ -4,8 +4,10 @@ import json
 
 import pytest
 from forget_chats import FACT, call, filler, inspection, middle, out
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from inspector.core.analysis.trace import trace
+from inspector.core.analysis.trace import _escapes_for, trace
 from inspector.core.errors import UsageError
 from inspector.core.model import Chat, Consumed, Message
 from inspector.core.scout.shorten import shorten_string
@@ -158,3 +160,18 @@ def test_visibility_agrees_with_the_prepared_text_on_random_chats():
                     tail = decoded.split("...>")[-1]
                     in_tail = o.spot.start >= len(source) - len(tail)
                     assert o.visible == (in_head or in_tail)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    value=st.text(alphabet=st.sampled_from(list('ab"\\/\n\té😀\x01')), max_size=12),
+    needle=st.text(alphabet=st.sampled_from(list('ab"\\/\n\té😀\x01')), min_size=1, max_size=3),
+    ascii_only=st.booleans(),
+)
+def test_a_decoded_hit_needs_an_escape_the_check_sees(value, needle, ascii_only):
+    """Trace parses a tool message only when its raw JSON holds an escape of one of the text's characters:
+    whenever the decoded value holds the text and the raw JSON does not, that escape is there."""
+    raw = json.dumps({"content": value}, ensure_ascii=ascii_only)
+    if needle in value and needle not in raw:
+        assert _escapes_for(needle, False).search(raw) is not None
+        assert _escapes_for(needle, True).search(raw) is not None

@@ -20,11 +20,13 @@ characters and estimated tokens, and whether the prompt would exceed a context w
 
 With shorten_tools_epoch or shorten_tools_epoch_increment in force, the settings searched are
 the integer ones those strategies read (the four epoch keys, and the increment's five integer
-keys; not its growth ratio). Their plans are re-planned exactly (about 2 ms each at 20,000
-messages), each value in turn: going up from the current value to the number of tool messages
-plus one (every larger value plans as that one: the settings are compared with counts of tool
-messages), going down to 0, at most EPOCH_SPAN values each way; a note says when a range was
-capped. No closed form and no pair-keeping search there: a fix that splits a pair says so.
+keys; not its growth ratio), each from 0 to the number of tool messages plus one (every larger
+value plans as that one: the settings are compared with counts of tool messages). Whether the
+message is seen depends on them only through the strategy's two windows (epoch_model.py), so
+every value is read off that closed form in microseconds, and what it finds is checked on real
+plans as above. Where it does not apply (a chain, or 1.2.6's exact walk where it raises) or a
+check disagrees, real plans are walked, each value in turn, at most EPOCH_SPAN values each way;
+a note says when a range was capped. No pair-keeping search there: a fix that splits a pair says so.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.core.analysis import fix_model
+from inspector.core.analysis.epoch_model import WindowOutcome
 from inspector.core.analysis.replan import Replanner, output_count, prompt_chars
 from inspector.core.analysis.trace import Occurrence, Trace
 from inspector.core.analysis.visibility import survives
@@ -42,8 +45,9 @@ from inspector.core.inspection import Inspection
 from inspector.core.numbering import RowNumbers
 from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import KEYS, STRATEGY_KEYS, keys_for
+from inspector.core.scout.settings import EPOCH_KEYS, INCREMENT_KEYS, KEYS, STRATEGY_KEYS, keys_for
 from inspector.core.scout.strategies.shorten_tools import CUT, KEEP
+from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, tool_identity
 from inspector.core.scout.totals import estimate_tokens
 from inspector.core.yielding import pause_if_due
@@ -390,6 +394,71 @@ def _epoch_walk(key: str, current: int, top: int, check: Callable[[int], bool]) 
     return found, notes
 
 
+_FIELDS = dict(zip((*EPOCH_KEYS, *INCREMENT_KEYS), IncrementSettings.__dataclass_fields__))  # setting -> field
+
+
+def _window_outcome(
+    inspection: Inspection, rp: Replanner, target: _Target, prompt: Prompt
+) -> tuple[WindowOutcome, Any] | None:
+    """The epoch strategies' closed form for the target, when one epoch strategy decides every message."""
+    from inspector.core.scout.strategies.windows import WindowPlan
+
+    stage = prompt.stage
+    if not isinstance(stage, WindowPlan):
+        return None  # a chain, another strategy, or the exact walk 1.2.6 takes where it raises
+    model = WindowOutcome(stage.facts, target.index, lambda text: survives(target.spot, target.content, text))
+    return model, stage.settings
+
+
+def _epoch_model_walk(
+    seen: Callable[[int], bool],
+    settle: int | None,
+    current: int,
+    top: int,
+    check: Callable[[int], bool],
+    poll: Callable[[], None],
+) -> Found | None:
+    """_epoch_walk over every value (no span), read off the closed form, then checked on real plans:
+    the fix works and the value before it does not, and the same at the end of its run. None when a
+    check disagrees (the caller walks real plans instead). From ``settle`` up every value plans alike.
+    """
+    last = top if settle is None else min(settle, top)
+
+    def run(values: range) -> tuple[int | None, int | None]:
+        fix = None
+        for n, value in enumerate(values):
+            if not n & 255:
+                poll()
+            ok = seen(value)
+            if fix is None and ok:
+                fix = value
+            elif fix is not None and not ok:
+                return fix, value - values.step
+            if value >= last and values.step > 0:
+                break  # every value beyond plans as this one
+        return fix, None
+
+    found: Found = []
+    if current < top:
+        fix, holds = run(range(current + 1, top + 1))
+        if fix is not None:
+            if not check(fix) or (fix - 1 > current and check(fix - 1)):
+                return None
+            if holds is not None and (not check(holds) or check(holds + 1)):
+                return None
+            found.append((RAISE, fix, holds))
+    start = min(current, top) - 1
+    if start >= 0:
+        fix, holds = run(range(start, -1, -1))
+        if fix is not None:
+            if not check(fix) or (fix + 1 <= start and check(fix + 1)):
+                return None
+            if holds is not None and (not check(holds) or check(holds - 1)):
+                return None
+            found.append((LOWER, fix, holds))
+    return found
+
+
 def _run(values: range, check: Callable[[int], bool]) -> tuple[int | None, int | None]:
     """First working value along ``values`` and the last of its run (None: it runs to the end)."""
     fix = None
@@ -501,13 +570,22 @@ def find_fixes(
             partner_row,
         )
 
+    windows = _window_outcome(inspection, rp, target, current_prompt) if epoch_keys else None
     for key in epoch_keys:
         current = int(base.setting(key))
+        epoch_top = len(facts.order) + 1
 
         def check_epoch(value: int, key: str = key) -> bool:
             return shows(rp.at(key, value))
 
-        epoch_found, epoch_notes = _epoch_walk(key, current, len(facts.order) + 1, check_epoch)
+        epoch_found: Found | None = None
+        epoch_notes: list[str] = []
+        if windows is not None:
+            outcome, settings = windows
+            seen, settle = outcome.evaluator(_FIELDS[key], settings)
+            epoch_found = _epoch_model_walk(seen, settle, current, epoch_top, check_epoch, poll)
+        if epoch_found is None:
+            epoch_found, epoch_notes = _epoch_walk(key, current, epoch_top, check_epoch)
         report.fixes.extend(make(key, direction, value, holds) for direction, value, holds in epoch_found)
         report.notes.extend(epoch_notes)
     for key in count_keys:

@@ -213,7 +213,7 @@ def trace(
         if not isinstance(content, str):
             continue
         if not pattern.search(content):
-            if escapes is not None and not any(e in content for e in escapes):
+            if escapes is not None and escapes.search(content) is None:
                 continue  # no escape that could hide it: not found decoded either, without a parse
             if not _decoded_may_hit(pattern, facts, index):
                 continue
@@ -289,15 +289,28 @@ _SIMPLE_ESCAPES = {
 }
 
 
-def _escapes_for(text: str, ignore_case: bool) -> list[str]:
+def _escapes_for(text: str, ignore_case: bool) -> re.Pattern[str]:
     """The JSON escapes through which plain ``text`` could be found decoded but not raw.
 
     A decoded string value holds the text only as written unless one of its characters was
-    escaped: by ``\\u`` (any character) or by a short escape of the character itself. When the
-    raw JSON holds none of these, a raw miss is a decoded miss, and no parse is needed.
+    escaped: by ``\\u`` and that character's code (the high surrogate's, for a character
+    written as a pair), or by a short escape of the character itself. When the raw JSON holds
+    none of these, a raw miss is a decoded miss, and no parse is needed. Case-insensitively,
+    re folds more than lower and upper case: then any ``\\u`` escape may hide the text.
     """
     chars = set(text.lower() + text.upper()) if ignore_case else set(text)
-    return ["\\u", *(escape for char, escape in _SIMPLE_ESCAPES.items() if char in chars)]
+    after = [re.escape(escape[1]) for char, escape in _SIMPLE_ESCAPES.items() if char in chars]
+    if ignore_case:
+        after.append("u")
+    else:
+        codes = set()
+        for char in chars:
+            code = ord(char)
+            if code > 0xFFFF:
+                code = 0xD800 + ((code - 0x10000) >> 10)
+            codes.add("".join(f"[{h}{h.upper()}]" if h.isalpha() else h for h in f"{code:04x}"))
+        after.append("u(?:" + "|".join(sorted(codes)) + ")")
+    return re.compile(r"\\(?:" + "|".join(after) + ")")
 
 
 def _decoded_may_hit(pattern: re.Pattern[str], facts: Any, index: int) -> bool:

@@ -36,6 +36,8 @@ def _printable(code: int) -> bool:
 
 
 def inspect_string(text: str) -> str:
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text and "#" not in text:
+        return f'"{text}"'  # nothing to escape (most texts): no walk over every character
     out = ['"']
     last = len(text) - 1
     for i, char in enumerate(text):

@@ -41,7 +41,8 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-_LONG_DIGITS = re.compile(r"\d{19}")
+# an integer wider than 64 bits (checked on ASCII text only; a leading literal class lets re skip ahead fast)
+_LONG_DIGITS = re.compile(r"[0-9][0-9]{18}")
 # an escaped surrogate (\ud800-\udfff): the only way parsed text can hold a lone one
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89abAB]|\\u[dD][c-fC-F]")
 

@@ -120,6 +120,7 @@ class ToolFacts:
         self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
         self.windows: dict[str, Any] = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
         self._risky: list[int] | None = None
+        self._odd: frozenset[int] | None = None
         self._char_sums: tuple[list[int], list[int]] | None = None
 
     @property
@@ -165,6 +166,7 @@ class ToolFacts:
         new._nontool_chars = sums[0][count] - new._tool_chars
         new._columns = None
         new._risky = None
+        new._odd = None
         new.maybe_raises = self.maybe_raises[start:]
         new.idents = self.idents[start:]
         new._char_sums = None
@@ -217,6 +219,7 @@ class ToolFacts:
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new._odd = None
         new.shortener = self.shortener
         new.windows = {}
         new.maybe_raises = risks + self.maybe_raises
@@ -370,17 +373,35 @@ class ToolFacts:
         pausing now and then so that a worker doing it lets keys through.
         """
         if self._risky is None:
+            odd = self.odd()
             with _RISKY_LOCK:
                 if self._risky is None:
-                    found = []
                     kinds = self.kinds
-                    for p in range(len(self.order)):
+                    self._risky = [p for p in sorted(odd) if kinds[p] != FAIL and self.band_raises(p) is not False]
+        return self._risky
+
+    def odd(self) -> frozenset[int]:
+        """Positions whose first reading saw something odd (a wrong type, a large array, JSON only Ruby
+        reads) or whose JSON holds a number that reads as Infinity: the only ones whose shortening or
+        compaction can raise (every other is plain JSON, which writes back). Computed once, pausing
+        now and then so that a worker doing it lets keys through."""
+        if self._odd is None:
+            with _RISKY_LOCK:
+                if self._odd is None:
+                    found = []
+                    maybe = self.maybe_raises
+                    messages, order = self.messages, self.order
+                    for p in range(len(order)):
                         if not p & 255:
                             pause_if_due()
-                        if kinds[p] != FAIL and self.band_raises(p) is not False:
+                        if maybe[p]:
                             found.append(p)
-                    self._risky = found
-        return self._risky
+                            continue
+                        content = messages[order[p]].fields.get("content")
+                        if isinstance(content, str) and _has_infinite(content):
+                            found.append(p)
+                    self._odd = frozenset(found)
+        return self._odd
 
     def shortened_text(self, position: int) -> str | None:
         self.shortened(position)

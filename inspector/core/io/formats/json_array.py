@@ -51,8 +51,10 @@ _DECODE = msgspec.json.Decoder().decode  # strict JSON; integers of any width ke
 STREAM_FROM = 16 << 20  # bytes: smaller files are parsed in one go
 PIECE = 4 << 20  # bytes parsed at a time when a large file is read in pieces (measured: as fast as whole)
 _WHITE = b" \t\r\n"  # JSON's white space (no other byte may stand between two elements)
-# between two objects of the array: the only place a large chat is cut (see _decode_pieces)
-_BETWEEN = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
+# between two objects of the array, the second's first key begun: the only place a large chat is cut
+# (see _decode_pieces). A string cannot hold a raw quote, so text such as `[{\"a\":1},{\"b\":2}]` in a
+# tool output never matches; only a string ending in `},{` can, and such a cut is caught.
+_BETWEEN = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*(\{)[ \t\r\n]*\"")
 
 
 def decode_mapped(mapped: Any) -> Any:
@@ -84,8 +86,8 @@ def _decode_pieces(mapped: Any) -> list[Any] | None:
     """The elements of a large array, parsed a piece of about PIECE bytes at a time (each copied into a
     buffer between ``[`` and ``]``), the file's pages handed back after each; None when that fails.
 
-    A piece is cut between two objects (``}`` ``,`` ``{``), but the same bytes may stand inside a string
-    or between objects nested deeper: such a piece does not parse on its own, and is tried again twice
+    A piece is cut between two objects (``}`` ``,`` ``{"``), but the same bytes may end a string or stand
+    between objects nested deeper: such a piece does not parse on its own, and is tried again twice
     as long. This is sound because JSON's grammar is unambiguous: a piece that parses on its own starts
     and ends where the whole file is between two elements of its top-level array, so its elements are
     the file's. When the rest does not parse (invalid JSON), the caller reads the file whole and says why.
@@ -115,10 +117,10 @@ def _decode_pieces(mapped: Any) -> list[Any] | None:
                 except (msgspec.DecodeError, RecursionError):
                     if found is None:
                         return None
-                    size *= 2  # cut inside a string or a nested array: try a longer piece
+                    size = max(2 * size, n)  # cut inside a string or a nested array: a longer piece, past it
                     continue
             size = PIECE
-            start = found.end() - 1 if found is not None else end
+            start = found.start(1) if found is not None else end
             done = start - start % mmap.PAGESIZE
             if done > released:  # read-only file pages: dropped (read again if touched)
                 mapped.madvise(mmap.MADV_DONTNEED, released, done - released)

@@ -68,6 +68,8 @@ class WindowFacts:
         # only what the repeats need is kept (ids and call keys), not the parsed objects: a compacted
         # message is parsed again, once, when a plan first puts it in the compacted window
         self.ids: dict[int, object] = {}
+        # the only messages whose compaction can raise (every other one is plain JSON that writes back)
+        self.may_raise: set[int] = set()
         self.call_keys: dict[int, object] = {}
         positions: list[int] = []
         reverse: list[int] = []
@@ -92,7 +94,12 @@ class WindowFacts:
             if type(data) is dict and ok:
                 self.ids[position] = epoch._hash_key(data.get("id"))
                 if kind == _CALL:
-                    self.call_keys[position] = _dedup_key(data.get("name"), data.get("arguments"))
+                    arguments = data.get("arguments")
+                    self.call_keys[position] = _dedup_key(data.get("name"), arguments)
+                    if type(arguments) is not dict and arguments is not None and arguments is not False:
+                        self.may_raise.add(position)  # 1.2.6 compacts only a Hash of arguments
+                if not _finite(data):
+                    self.may_raise.add(position)  # JSON.generate refuses it when the message is written back
                 positions.append(position)
         # reverse positions: increment counts every output, 1.2.6 only the parseable ones
         if self.increment:
