@@ -282,3 +282,18 @@ def test_the_fast_call_counts_meet_errors_and_the_middle_band(tmp_path):
             seen["cut"] += got.counts["truncated"] > 0
             seen["error"] += got.error is not None
     assert all(seen.values()), seen
+
+
+def test_a_message_timeline_stops_when_cancelled(tmp_path):
+    """The app's strip asks for the timeline of the selected row; a newer row cancels it (checked every 256 calls)."""
+    path = tmp_path / "long.json"
+    messages = [{"role": "system", "content": "s"}]
+    for k in range(600):
+        messages += [{"role": "user", "content": f"q{k}"}, {"role": "assistant", "content": f"a{k}"}]
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    history = ChatHistory(path, env={}, config_files=[])
+    whole = message_tiers(history, 0)
+    assert whole.first == 1 and len(whole.tiers) == len(history) == 600
+    asked = []
+    cut = message_tiers(history, 0, lambda: asked.append(1) or len(asked) > 1)
+    assert len(asked) == 2 and cut.tiers == whole.tiers[:511] and cut.visible == whole.visible[:511]

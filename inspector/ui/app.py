@@ -342,6 +342,7 @@ class InspectorApp(App):
         self._editor_due = False
         self.editor.show(self.thresholds, self.strategies, self.active_keys(self.strategies))
         self.editor.set_chat_label(self.chat_strategy_label)
+        self._place_strip()
         self._show_summary()
         self.refresh_bindings()  # actions that needed a chat are now available
         early, self.early_keys = self.early_keys, []
@@ -509,7 +510,10 @@ class InspectorApp(App):
         self._editor_due = True
         if self._editor_timer is not None:
             self._editor_timer.stop()
-        self._editor_timer = self.set_timer(self.editor_wait, self.show_pending_editor)
+        if self.editor_wait > 0:
+            self._editor_timer = self.set_timer(self.editor_wait, self.show_pending_editor)
+        else:
+            self.show_pending_editor()
 
     def show_pending_editor(self) -> None:
         if self._editor_due:
@@ -1117,6 +1121,20 @@ class InspectorApp(App):
         if index < len(whole) and (whole[index] is message or whole[index].fields == message.fields):
             return index
         return None
+
+    def _place_strip(self) -> None:
+        """Show or hide the strip's line with the chat, in the frame that shows the chat: shown later, when
+        its timeline lands, it would cost a layout pass of its own just as the first keys arrive."""
+        try:
+            strip = self.query_one(CallStrip)
+        except NoMatches:
+            return
+        calls = len(self.history) if self.history is not None else 0
+        if calls and not strip.has_class("-shown"):
+            strip.add_class("-shown")
+            strip.show_text(f"the selected message over {calls_count(calls)}: computing…")
+        elif not calls:
+            strip.remove_class("-shown")
 
     def request_strip(self) -> None:
         try:

@@ -86,34 +86,62 @@ class ChatHistory:
             self.source, self._names, old.call_index if old is not None else None, same
         )
         self.calls, self.findings = self.call_index.calls, self.call_index.findings(self.source)
+        # what stepping through calls needs, built when first asked (the app's first screen does not need it)
+        self._final: dict[int, int] | None = None
+        self._plain: bool | None = None
+        self._unknown_roles: bool | None = None
+        fresh = self.source if old is None else self.source[same:]
         if old is not None:
-            self._final_index: dict[int, int] = {k: i for k, i in old._final_index.items() if i < kept}
-            self._final_index.update((id(m), i) for i, m in enumerate(chat.messages[kept:], kept))
-        else:
-            self._final_index = {id(m): i for i, m in enumerate(chat.messages)}
+            final = {k: i for k, i in old._final_index.items() if i < kept}
+            final.update((id(m), i) for i, m in enumerate(chat.messages[kept:], kept))
+            self._final = final
+            self._plain = (
+                self.marked is not None
+                and old.plain
+                and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in fresh)
+                and not chat.options
+                and not chat.config
+            )
         self._cache: OrderedDict[int, Inspection] = OrderedDict()
         self._line_starts: list[int] | None = None
-        fresh = self.source if old is None else self.source[same:]
-        self.plain: bool = (
-            self.marked is not None
-            and (old is None or old.plain)
-            and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in fresh)
-            and not chat.options
-            and not chat.config
-        )
         base = 0 if old is None else same
         self.response_ids: list[int] = [i for i in old.response_ids if i < same] if old is not None else []
         self.response_ids += [i for i, m in enumerate(fresh, base) if m.fields.get("role") == "previous_response_id"]
         self.consumed_befores = [c.before for c in chat.consumed]
-        if old is None:
-            self.unknown_roles = bool(unknown_role_findings(chat.messages, True))
-        else:
-            self.unknown_roles = old.unknown_roles or bool(unknown_role_findings(chat.messages[kept:], True))
+        if old is not None:
+            self._unknown_roles = old.unknown_roles or bool(unknown_role_findings(chat.messages[kept:], True))
         self.prefix_counts: dict[int, int] = {}  # calls whose chat is the whole chat's first messages
         self._rows: RowModel | None = None  # the whole chat's RowModel, once asked for
         self._counts_fast: bool | None = None  # call_counts may read the whole chat's facts (known once asked)
         self.reloads = 0  # cut chats loaded from their bytes (no shortcut applied); tests read it
         self._prepared_marks: list[int] | None = None  # the whole chat's messages with cut markers, once asked for
+
+    @property
+    def _final_index(self) -> dict[int, int]:
+        """Each prompt message's index in the whole chat, by message object."""
+        if self._final is None:
+            self._final = {id(m): i for i, m in enumerate(self.whole.chat.messages)}
+        return self._final
+
+    @property
+    def plain(self) -> bool:
+        """A scout chat whose pre-processing takes messages one by one (see NOT_PLAIN): a cut chat's
+        prompt messages are the whole chat's first ones."""
+        if self._plain is None:
+            chat = self.whole.chat
+            self._plain = (
+                self.marked is not None
+                and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in self.source)
+                and not chat.options
+                and not chat.config
+            )
+        return self._plain
+
+    @property
+    def unknown_roles(self) -> bool:
+        if self._unknown_roles is None:
+            self._unknown_roles = bool(unknown_role_findings(self.whole.chat.messages, True))
+        return self._unknown_roles
 
     def marked_before(self, count: int) -> list[int]:
         """The whole chat's messages holding scout-ai's cut markers among its first ``count``."""

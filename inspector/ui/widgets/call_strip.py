@@ -59,6 +59,11 @@ class CallStrip(Widget):
         self.content = content
         self.refresh()
 
+    def show_text(self, text: str) -> None:
+        self.content = Content(text)
+        self.text = text
+        self.refresh()
+
     def clear(self) -> None:
         self.content = Content("")
         self.text = ""

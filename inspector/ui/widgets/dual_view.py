@@ -63,6 +63,8 @@ def fit(text: str, width: int) -> str:
     """Exactly ``width`` cells, with an ellipsis when cut (cell-aware: CJK and emoji measured)."""
     if width <= 0:
         return ""
+    if text.isascii() and text.isprintable():  # one cell per character: no grapheme splitting
+        return text[: width - 1] + "…" if len(text) > width else text.ljust(width)
     if len(text) > 4 * width + 8:
         # measure a head, not the whole preview (splitting a long one into graphemes costs a millisecond a
         # row): when its first half is already too wide, the cut falls well inside it, the same cut

@@ -88,20 +88,26 @@ class SweepChart(Static):
     def waiting(self, key: str) -> None:
         """A sweep for ``key`` is running: keep the old numbers, greyed, until it lands."""
         if key != self.key:
-            self.key, self.lines = key, [f"sweep {key}: computing…"]
-            self.update(Content(self.lines[0]))
+            self.key = key
+            self._set([f"sweep {key}: computing…"])
         self.add_class("-stale")
 
     def show(self, key: str, current: int, rows: list[SweepRow], now: SweepRow | None) -> None:
         self.key = key
-        self.lines = chart_lines(key, current, rows, now)
         self.remove_class("-stale")
-        self.update(Content("\n".join(self.lines)))  # numbers only, but never markup
+        self._set(chart_lines(key, current, rows, now))
 
     def failed(self, error: str) -> None:
-        self.lines = [f"sweep {self.key}: failed ({error})"]
         self.remove_class("-stale")
-        self.update(Content(self.lines[0]))
+        self._set([f"sweep {self.key}: failed ({error})"])
+
+    def _set(self, lines: list[str]) -> None:
+        # numbers only, but never markup; a layout pass (the whole screen redrawn) only when the height changes
+        width = self.content_region.width
+        fits = all(len(line) <= width for line in (*lines, *self.lines))  # (a wrapped line changes it too)
+        same_height = fits and len(lines) == len(self.lines)
+        self.lines = lines
+        self.update(Content("\n".join(lines)), layout=not same_height)
 
     @property
     def text(self) -> str:
