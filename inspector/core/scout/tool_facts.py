@@ -604,7 +604,7 @@ def _has_infinite(content: str) -> bool:
     try:
         values = _RAW_VALUES.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
         for value in values.values():
-            if memoryview(value)[:1] != b'"':
+            if memoryview(value)[:1].tobytes() != b'"':
                 _FLOATS.decode(value)
     except Exception:  # _Infinite, however the decoder wraps it, or a text it refuses (not an object too)
         return True
