@@ -721,11 +721,15 @@ class InspectorApp(App):
 
     @on(PromptBar.Closed)
     def _prompt_closed(self) -> None:
+        if not self.screen_stack:
+            return  # the app is closing (a key typed just before quitting): nothing to focus
         if self.focused is None:
             self.screen.set_focus(self.view)
 
     @on(PromptBar.Done)
     def _prompt_done(self, event: PromptBar.Done) -> None:
+        if not self.screen_stack:
+            return  # the app is closing (a key typed just before quitting): nothing to act on
         if self.focused is None:  # keys typed after Enter may have moved it already (Enter again: the detail)
             self.screen.set_focus(self.view)
         if event.mode == "why":
