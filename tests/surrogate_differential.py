@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -144,9 +145,8 @@ def main(oracle: str, count: int = 300, first: int = 0) -> int:
             ok = ours.returncode == 0 and ours.stdout == ruby.stdout
             same_out += ok
         else:
-            lines = ruby.stderr.decode("utf-8", "replace").splitlines()
-            raised = next((line for line in lines if not line.lstrip().startswith("from ")), "")
-            exception = raised.rsplit("(", 1)[-1].rstrip(")") if raised.endswith(")") else "?"
+            found = re.search(r"\(([A-Z]\w*(?:::\w+)*)\)$", ruby.stderr.decode("utf-8", "replace"), re.M)
+            exception = found.group(1) if found else "?"
             at_load = "prompt_oracle.rb:178:in" in ruby.stderr.decode("utf-8", "replace")  # JSON.parse(File.read)
             said = ours.stderr.decode("utf-8", "replace")
             if at_load:
@@ -161,7 +161,9 @@ def main(oracle: str, count: int = 300, first: int = 0) -> int:
             if ruby.returncode == 0 and ours.returncode == 0:
                 a, b = ruby.stdout, ours.stdout
                 at = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
-                print(f"   first difference at byte {at}: ruby {a[at - 40 : at + 40]!r}\n   ours {b[at - 40 : at + 40]!r}")
+                print(
+                    f"   first difference at byte {at}: ruby {a[at - 40 : at + 40]!r}\n   ours {b[at - 40 : at + 40]!r}"
+                )
     print(f"cases {count}: same output {same_out}, both raise {both_raise}, mismatches {mismatches}")
     return 1 if mismatches else 0
 

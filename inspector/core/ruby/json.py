@@ -100,12 +100,15 @@ def parse(text: str, exact_integers: bool = True) -> Any:
     return _parse_stdlib(text)
 
 
+def has_invalid_bytes(text: str) -> bool:
+    """Whether ``text`` holds an invalid byte (a surrogateescape character): only once a file holding one
+    was read (json_bytes.used), and only in non-ASCII text."""
+    return json_bytes.used and not text.isascii() and json_bytes.BAD_CHAR.search(text) is not None
+
+
 def ruby_only(text: str) -> bool:
-    """Whether ``text`` holds what only Ruby's own rules read right: an escaped surrogate or an invalid
-    byte (a surrogateescape character). Checked only where the text is not plain."""
-    return ("\\u" in text and _ESCAPED_SURROGATE.search(text) is not None) or (
-        not text.isascii() and json_bytes.BAD_CHAR.search(text) is not None
-    )
+    """Whether ``text`` may hold what only Ruby's own rules read right: an escaped surrogate or an invalid byte."""
+    return ("\\u" in text and _ESCAPED_SURROGATE.search(text) is not None) or has_invalid_bytes(text)
 
 
 def _parse_stdlib(text: str) -> Any:
@@ -127,8 +130,14 @@ def _parse_stdlib(text: str) -> Any:
         return _stdlib_error(text)
     except (ValueError, RecursionError) as exc:
         raise RubyJSONError("JSON::ParserError", f"{getattr(exc, 'msg', 'invalid JSON')}") from None
-    if ruby_only(text):
+    if has_invalid_bytes(text):
         return _parse_ruby(text)
+    if "\\u" in text and _ESCAPED_SURROGATE.search(text) is not None:
+        # Ruby reads an escaped surrogate differently only when the stdlib leaves a lone one (pairs agree)
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return _parse_ruby(text)
     return value
 
 
@@ -211,7 +220,7 @@ def dumps_messages_bytes(messages: list[dict[str, Any]], encode: Any = None) -> 
             return written
         except (TypeError, UnicodeEncodeError):  # lone surrogates: the slow path below says what Ruby raises
             pass
-    return ("[" + ",".join(dumps(m) for m in messages) + "]").encode("utf-8")
+    return ("[" + ",".join(dumps(m) for m in messages) + "]").encode("utf-8", "surrogatepass")
 
 
 CHUNK_MESSAGES = 256  # messages written per piece: bounds the output held in memory at once

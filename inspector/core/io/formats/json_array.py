@@ -161,6 +161,7 @@ def load_bytes(data: bytes, path: str | None) -> Chat:
             # Ruby reads the bytes as they are: each invalid one held as a surrogateescape character
             # (json_bytes); only writing such a string out raises
             text = data.decode("utf-8", "surrogateescape")
+            json_bytes.used = True
         return load(text, path)
     return _build(parsed, path, lambda: data.decode("utf-8"))
 
@@ -183,7 +184,9 @@ def load(text: str, path: str | None) -> Chat:
         if rubyjson.ruby_only(text):
             key = json_bytes.bad_key(data)
             if key is not None:  # `symbolize_names: true` makes every key a Symbol
-                raise InputError(f"EncodingError: invalid symbol in encoding UTF-8 :{json_bytes.inspect_bytes(key)}", path)
+                raise InputError(
+                    f"EncodingError: invalid symbol in encoding UTF-8 :{json_bytes.inspect_bytes(key)}", path
+                ) from None
     return _build(data, path, lambda: text)
 
 
