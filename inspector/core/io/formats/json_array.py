@@ -179,7 +179,8 @@ def load(text: str, path: str | None) -> Chat:
         except rubyjson.RubyJSONError as ruby:
             if rubyjson.ruby_only(text):  # Ruby's own reason (an incomplete surrogate pair...)
                 line = None if ruby.pos is None else text.count("\n", 0, ruby.pos) + 1
-                raise InputError(f"invalid JSON: {ruby}", path, line) from None
+                bad = " (the file holds invalid UTF-8)" if rubyjson.has_invalid_bytes(text) else ""
+                raise InputError(f"invalid JSON: {ruby}{bad}", path, line) from None
             raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
         if rubyjson.ruby_only(text):
             key = json_bytes.bad_key(data)
