@@ -48,6 +48,10 @@ async def measure(path: Path, marker: str, strategies: str | None, version: str 
     async with app.run_test(size=(160, 50)) as pilot:
         await _wait_for(pilot, lambda: shows_totals(app), 300.0)
         base = app.screen
+        # the load's background work (timelines, the detail pane, the sweep chart) finishes first: the
+        # figures below are the why search's alone
+        await _wait_for(pilot, lambda: not any(w.is_running for w in app.workers), 300.0)
+        await asyncio.sleep(0.3)
         idle: list[float] = []  # the same wake-ups with nothing running: what the machine's load alone costs
         for _ in range(100):
             before = time.perf_counter()

@@ -175,3 +175,15 @@ def test_a_decoded_hit_needs_an_escape_the_check_sees(value, needle, ascii_only)
     if needle in value and needle not in raw:
         assert _escapes_for(needle, False).search(raw) is not None
         assert _escapes_for(needle, True).search(raw) is not None
+
+
+def test_one_row_is_numbered_as_every_row_is():
+    from inspector.core.numbering import RowNumbers
+
+    chat = Chat(
+        [Message({"role": "user", "content": str(i)}) for i in range(6)],
+        consumed=[Consumed(Message({"role": "option", "content": "x"}), "option", "", b) for b in (3, 0, 3, 6)],
+    )
+    rows = RowNumbers.of(chat)
+    assert [RowNumbers.message_row(chat, i) for i in range(6)] == [rows.row_of_message(i) for i in range(6)]
+    assert [RowNumbers.message_row(chat, i) for i in range(6)] == [1, 2, 3, 6, 7, 8]

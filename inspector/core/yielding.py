@@ -4,12 +4,17 @@ A CPU-bound thread keeps the GIL for its whole switch interval, and the UI's eve
 gives the GIL up at each wait, queues behind it again and again: a key then takes seconds to be
 handled. Sleeping a little every few tens of milliseconds lets the UI run freely in between.
 On the main thread (the command line) this does nothing.
+
+A search the user can stop (``stops_when``) is also stopped there: deep inside a long plan, where
+the search's own checks between plans would come only after it.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 WORK = 0.02  # seconds of work between two pauses
 PAUSE = 0.004  # seconds handed back each time
@@ -26,5 +31,19 @@ def pause_if_due() -> None:
     if last is None:
         _last.at = now
     elif now - last >= WORK:
+        stop = getattr(_last, "stop", None)
+        if stop is not None:
+            stop()  # raises when the user has stopped the work
         time.sleep(PAUSE)
         _last.at = time.perf_counter()
+
+
+@contextmanager
+def stops_when(check: Callable[[], None]) -> Iterator[None]:
+    """Within the block, ``pause_if_due`` (in this thread) first calls ``check``, which raises to stop."""
+    previous = getattr(_last, "stop", None)
+    _last.stop = check
+    try:
+        yield
+    finally:
+        _last.stop = previous

@@ -50,7 +50,7 @@ from inspector.core.scout.strategies.shorten_tools import CUT, KEEP
 from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, tool_identity
 from inspector.core.scout.totals import estimate_tokens
-from inspector.core.yielding import pause_if_due
+from inspector.core.yielding import pause_if_due, stops_when
 
 RAISE, LOWER = "raise", "lower"
 EPOCH_SPAN = 400  # values tried each way per epoch setting: under a second at 2 ms a plan
@@ -481,11 +481,30 @@ def find_fixes(
     """Every single-threshold fix for one occurrence (an empty list, with the reason, when none exists).
 
     With shorten_tools alone: a few plans per threshold (the closed form, checked), a fraction of a
-    second even for the oldest message of a 100,000-message chat. Other strategy lists walk every
-    distinct plan: up to (outputs + 2) plans per count key. Run it off the UI thread and pass
+    second even for the oldest message of a 100,000-message chat; the epoch settings from their own
+    closed form. Other strategy lists walk every distinct plan: up to (outputs + 2) plans per count key,
+    EPOCH_SPAN values each way per epoch setting. Run it off the UI thread and pass
     ``cancelled`` to stop it (FixSearchCancelled). ``context_window`` (tokens) marks the fixes that
     would exceed it.
     """
+    if cancelled is None:
+        return _find_fixes(inspection, occurrence, replanner, cancelled, context_window)
+
+    def stop() -> None:
+        if cancelled():
+            raise FixSearchCancelled
+
+    with stops_when(stop):  # also deep inside a plan that takes long (a large window compacted)
+        return _find_fixes(inspection, occurrence, replanner, cancelled, context_window)
+
+
+def _find_fixes(
+    inspection: Inspection,
+    occurrence: Occurrence,
+    replanner: Replanner | None,
+    cancelled: Callable[[], bool] | None,
+    context_window: int | None,
+) -> FixReport:
     report = FixReport(occurrence)
     if occurrence.visible:
         return report
@@ -515,7 +534,7 @@ def find_fixes(
     limit = len(facts.order) if (p is None or older_risk) else p + 1
     partner = partner_of(facts, p) if p is not None else None
     partner_index = facts.order[partner] if partner is not None else None
-    partner_row = RowNumbers.of(inspection.chat).row_of_message(partner_index) if partner_index is not None else None
+    partner_row = RowNumbers.message_row(inspection.chat, partner_index) if partner_index is not None else None
     model = fix_model.OutcomeModel(facts, raising) if rp.fast else None
     count_keys, epoch_keys = searched_keys(rp.spec)
     report.keys = count_keys + epoch_keys

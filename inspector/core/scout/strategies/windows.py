@@ -30,6 +30,7 @@ from inspector.core.scout.shorten import ENVELOPE, Shortener
 from inspector.core.scout.strategies import shorten_tools_epoch as epoch
 from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
 from inspector.core.scout.tool_facts import ToolFacts, chars_of
+from inspector.core.yielding import pause_if_due
 
 _OTHER, _NOROLE, _CALL, _OUTPUT = 0, 1, 2, 3
 _MISSING = object()
@@ -77,6 +78,8 @@ class WindowFacts:
         for position, kind in enumerate(kinds):
             if kind not in (_CALL, _OUTPUT):
                 continue
+            if not position & 63:
+                pause_if_due()  # a thread worker (the app's) lets keys through now and then
             content = messages[position].fields.get("content")
             data = _load(content, kind == _CALL) if content is not None else None
             if data is _FAILED:
@@ -98,7 +101,7 @@ class WindowFacts:
                     self.call_keys[position] = _dedup_key(data.get("name"), arguments)
                     if type(arguments) is not dict and arguments is not None and arguments is not False:
                         self.may_raise.add(position)  # 1.2.6 compacts only a Hash of arguments
-                if not _finite(data):
+                if not _all_finite(data):
                     self.may_raise.add(position)  # JSON.generate refuses it when the message is written back
                 positions.append(position)
         # reverse positions: increment counts every output, 1.2.6 only the parseable ones
@@ -216,6 +219,20 @@ def _load(content: Any, exact: bool) -> Any:
     return value
 
 
+def _all_finite(container: Any) -> bool:
+    """``_finite`` of a parsed object or array, looking only at numbers and containers (a tool message is
+    mostly strings: no call per string)."""
+    value: Any
+    for value in container.values() if type(container) is dict else container:
+        kind = type(value)
+        if kind is float:
+            if value - value != 0.0:  # inf or nan
+                return False
+        elif (kind is dict or kind is list) and not _all_finite(value):
+            return False
+    return True
+
+
 def _finite(value: Any) -> bool:
     kind = type(value)
     if kind is float:
@@ -325,6 +342,8 @@ class WindowPlan:
         full_from = bisect_left(negated, -window.keep_full)
         compact_from = bisect_left(negated, -window.truncate_to, 0, full_from)
         for at in range(full_from - 1, compact_from - 1, -1):  # newest first: the first error met is raised
+            if not at & 63:
+                pause_if_due()  # compacting a large window takes a while the first time
             p = positions[at]
             if reverse[at] in protected:
                 self.protected_kept.add(p)
