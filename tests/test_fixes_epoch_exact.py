@@ -136,3 +136,28 @@ def test_increment_windows_equal_the_schedule(total, repeated, values):
         return
     schedule = increment.schedule(total, repeated, s)
     assert increment_windows(total, repeated, s) == (schedule.keep_full, schedule.truncate_to)
+
+
+@settings(max_examples=EXAMPLES * 5, deadline=None)
+@given(
+    values=st.dictionaries(
+        st.sampled_from(["name", "id", "content", "n", "args"]),
+        st.recursive(
+            st.one_of(st.text(max_size=5), st.integers(), st.floats(allow_nan=False), st.sampled_from(["1e400"])),
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+            max_leaves=6,
+        ),
+        max_size=4,
+    ),
+    huge=st.sampled_from(["", ', "x": 1e400', ', "x": [2, -3e999]', ', "x": "1e400"']),
+)
+def test_the_infinity_check_reads_as_the_parse_does(values, huge):
+    """_has_infinite: False only when the parsed message holds no number past a double's range."""
+    from inspector.core.ruby import json as rubyjson
+    from inspector.core.scout.strategies.windows import _finite
+    from inspector.core.scout.tool_facts import _has_infinite
+
+    text = json.dumps(values, ensure_ascii=False)
+    text = text[:-1] + (huge if values else huge[2:]) + "}"
+    if not _has_infinite(text):
+        assert _finite(rubyjson.parse(text))

@@ -596,12 +596,22 @@ _FLOATS = msgspec.json.Decoder(float_hook=_finite_float)
 
 def _has_infinite(content: str) -> bool:
     """Whether a JSON text holds a number that reads as Infinity (1e400), which JSON.generate refuses;
-    True too when the strict decoder cannot tell (the exact path decides then)."""
+    True too when the strict decoder cannot tell (the exact path decides then).
+
+    The object's values are taken raw, and only those that are not strings are read: a string holds
+    no number, and a tool output's text (most of the message) is then validated but never built.
+    """
     try:
-        _FLOATS.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
-    except Exception:  # _Infinite, however the decoder wraps it, or a text it refuses
+        values = _RAW_VALUES.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+        for value in values.values():
+            if memoryview(value)[:1].tobytes() != b'"':
+                _FLOATS.decode(value)
+    except Exception:  # _Infinite, however the decoder wraps it, or a text it refuses (not an object too)
         return True
     return False
+
+
+_RAW_VALUES = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
 _RISKY_LOCK = threading.Lock()
