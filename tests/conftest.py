@@ -15,14 +15,15 @@ def root() -> Path:
 UI_TESTS = Path(__file__).resolve().parent / "ui"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """pyproject's addopts pass `-n 2` (pytest-xdist, in the `test` extra); without xdist they run in one process."""
-    try:
-        import xdist  # noqa: F401
-    except ImportError:
-        # the short lowercase name is reserved to plugins; `_addoption` is how xdist itself declares it
-        group = parser.getgroup("xdist")
-        group._addoption("-n", dest="numprocesses", default=None, help="ignored: pytest-xdist is not installed")
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """pyproject's addopts ask for worker processes (`--numprocesses=3`, pytest-xdist, in the `test` extra).
+
+    Where xdist is not installed, or is turned off (`-p no:xdist`), the option is still accepted and the
+    suite runs in one process.
+    """
+    if not pluginmanager.has_plugin("xdist"):
+        parser.addoption("--numprocesses", default=None, help="ignored: pytest-xdist is not installed or is off")
+        parser.addoption("--dist", default=None, help="ignored: pytest-xdist is not installed or is off")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

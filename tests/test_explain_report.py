@@ -185,3 +185,23 @@ def test_decision_columns_equal_the_decisions(seed, size, values, traps):
     columns = plan.decision_columns()
     assert [columns.decision(i) for i in range(len(messages))] == plan.decisions()
     assert d.DecisionColumns.of(plan.decisions()).decision(len(messages) - 1) == plan.decisions()[-1] if size else True
+
+
+def test_a_terminal_gets_the_pieces_with_controls_shown_as_symbols(tmp_path, monkeypatch, capsysbinary):
+    from inspector.cli import output
+    from inspector.cli.main import main
+    from inspector.core.present.sanitize import display_text
+
+    items = [*_odd_chat("tab\tnl\nesc\x1b[31m", "role"), {"role": "user", "content": "red \x1b[31m text"}]
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(items))
+    for command in (["explain", "--format", "markdown"], ["explain"], ["prepare"], ["prepare", "--format", "chat"]):
+        assert main([command[0], str(chat), *command[1:], "--no-scout-config"]) == 0
+        exact = capsysbinary.readouterr().out
+        monkeypatch.setattr(output, "_is_terminal", lambda: True)
+        assert main([command[0], str(chat), *command[1:], "--no-scout-config"]) == 0
+        shown = capsysbinary.readouterr().out
+        monkeypatch.setattr(output, "_is_terminal", lambda: False)
+        assert shown == display_text(exact.decode("utf-8", "replace")).encode("utf-8", "replace")
+        if command[-1] == "chat":  # the report writes controls as "?" and JSON escapes them; a chat holds them
+            assert b"\x1b[31m" in exact and b"\x1b" not in shown and "red ␛[31m text".encode() in shown

@@ -48,11 +48,11 @@ def emit(args: Namespace, text: str | bytes | Iterable[bytes]) -> None:
         from inspector.core.present.sanitize import display_text
 
         if isinstance(text, str):
-            shown = text
+            data = display_text(text).encode("utf-8", "replace")
         else:
-            whole = data if isinstance(data, bytes) else b"".join(data)
-            shown = whole.decode("utf-8", "replace")
-        data = display_text(shown).encode("utf-8", "replace")
+            # piece by piece (each is whole UTF-8, encoded from whole text; controls are single characters)
+            pieces = (data,) if isinstance(data, bytes) else data
+            data = (display_text(p.decode("utf-8", "replace")).encode("utf-8", "replace") for p in pieces)
     out = sys.stdout.buffer
     for piece in (data,) if isinstance(data, bytes) else data:
         out.write(piece)

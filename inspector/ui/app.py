@@ -28,7 +28,6 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer
 from textual.worker import Worker, get_current_worker
 
 from inspector.core.calls.history import ChatHistory
@@ -77,6 +76,7 @@ from .widgets.call_strip import CallStrip
 from .widgets.compare_panel import ComparePanel
 from .widgets.detail import DetailPane
 from .widgets.dual_view import DualColumnView
+from .widgets.footer import KeyFooter
 from .widgets.prompt_bar import PromptBar
 from .widgets.summary import Banner, StatusLine, SummaryBar
 from .widgets.thresholds import CHAT_CHOICE, ThresholdEditor
@@ -270,7 +270,7 @@ class InspectorApp(App):
                 yield DetailPane(id="detail")
             yield ThresholdEditor(list(self.strategy_choices), id="editor")
         yield PromptBar(id="prompt-bar")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     @property
     def view(self) -> DualColumnView:
@@ -284,18 +284,18 @@ class InspectorApp(App):
     def compare_panel(self) -> ComparePanel:
         return self.query_one("#compare", ComparePanel)
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         # A thread worker busy with a big chat holds the GIL for a whole switch interval at a time, and
         # the event loop gives it up at every wait: at the default 5 ms a key took 100-300 ms to be
         # handled during a why search on 20,000 messages; at 1 ms, about 15 ms (benchmarks/run.py).
         sys.setswitchinterval(0.001)
         self.sub_title = self.label
-        if self.size.width >= 140:
-            self.editor.add_class("-open")  # room for it: show the values from the start
         self.view.focus()
         self.load()
         if self.following:
             self._start_following()
+        if self.size.width >= 140:
+            await self.editor.open()  # room for it: show the values from the start (the load runs meanwhile)
 
     # -- loading ----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="load", description="loading the chat", exit_on_error=False)
@@ -785,10 +785,10 @@ class InspectorApp(App):
         self.set_filter(None, None)
 
     # -- thresholds, strategies, presets ---------------------------------------------
-    def action_thresholds(self) -> None:
+    async def action_thresholds(self) -> None:
         """Open the editor and move into it; from inside it (its own t binding) t closes it."""
         editor = self.editor
-        editor.add_class("-open")
+        await editor.open()
         if not editor.has_focus_within:
             self.focus_then_replay(editor.query_one(f"#th-{editor.chart_key}"))
 

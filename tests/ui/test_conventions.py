@@ -10,7 +10,7 @@ from inspector.ui.keymap import APP_ACTIONS, VIEW_ACTIONS
 from inspector.ui.screens.help import HelpScreen
 from inspector.ui.screens.notes import NotesScreen
 
-from .conftest import row_line, settle, split
+from .conftest import row_line, screen_text, settle, split
 
 
 async def test_help_lists_every_binding(make_app):
@@ -29,6 +29,32 @@ async def test_help_lists_every_binding(make_app):
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+
+
+LIST_KEYS = "q Quit f1 Help / Search ] Next cut t Thresholds e Export w Why a Audit < Call ◂ > Call ▸"
+
+
+def key_bar(app) -> str:
+    """The footer's keys as on screen (the palette key at the right end left out), single-spaced."""
+    return " ".join(screen_text(app).splitlines()[-1].partition("▏")[0].split())
+
+
+async def test_the_key_bar_follows_the_focus(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert key_bar(app) == LIST_KEYS  # the chat's keys came with the load
+        for keys, focused, shown in [
+            (("t",), "th-full_tool_calls", "f1 Help / Search"),  # a field takes the letters as text
+            (("tab",), "th-full_tool_outputs", "f1 Help / Search"),
+            (("escape",), "view", LIST_KEYS),
+            (("enter",), "detail", LIST_KEYS),
+            (("escape", "slash"), "prompt-bar", "f1 Help / Search"),
+            (("escape",), "view", LIST_KEYS),
+        ]:
+            await pilot.press(*keys)
+            await pilot.pause()
+            assert (app.focused.id, key_bar(app)) == (focused, shown), keys
 
 
 async def test_every_bound_action_exists_and_has_a_palette_entry(make_app):

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from inspector.cli.main import main
+from inspector.ui.results import ExportChoice
 from inspector.ui.screens.confirm import ConfirmScreen
-from inspector.ui.screens.export import ExportScreen
+from inspector.ui.screens.export import ExportScreen, choices, default_path
 
 from .conftest import DEMO, edit, settle
 
@@ -35,16 +36,9 @@ async def open_export(app, pilot) -> ExportScreen:
     return app.screen
 
 
-async def pick(pilot, screen: ExportScreen, downs: int) -> None:
-    screen.query_one("#what").focus()
-    await pilot.press(*(["down"] * downs), "enter")
-    screen.query_one("#path").focus()
-    await pilot.pause()
-
-
 async def test_export_prepared_json_equals_cli_prepare(make_app, tmp_path):
     app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await edit(app, pilot, "max_tool_chars", "50000")
         await pilot.press("escape")
@@ -59,23 +53,32 @@ async def test_export_prepared_json_equals_cli_prepare(make_app, tmp_path):
 
 
 async def test_export_every_format(make_app, tmp_path):
-    app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
-        await settle(app, pilot)
-        from inspector.ui.screens.export import choices
+    """Every choice of the dialog names its format, and the app writes the CLI's bytes for every format.
 
-        for number, (kind, fmt) in enumerate(choices()):
-            screen = await open_export(app, pilot)
-            await pick(pilot, screen, number)
-            path = screen.query_one("#path").value
-            await pilot.press("enter")
+    The dialog is driven through every choice once and writes the last; the app's export (what the
+    dialog's answer starts) writes every format. tests/test_one_writer.py loops over every sample chat.
+    """
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        every = choices()
+        screen = await open_export(app, pilot)
+        screen.query_one("#what").focus()
+        paths = []
+        for number, (kind, fmt) in enumerate(every):
+            await pilot.press(*(["down"] if number else []), "enter")
+            paths.append(screen.query_one("#path").value)
+            assert (screen.kind, screen.fmt, paths[-1]) == (kind, fmt, default_path(str(DEMO), kind, fmt))
+        assert len(set(paths)) == len(every) and paths[-1] == "debug_session.explain.md"
+        screen.query_one("#path").focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert (tmp_path / paths[-1]).read_bytes() == cli("explain", str(DEMO), "--format", "markdown")
+        for (kind, fmt), path in zip(every, paths, strict=True):
+            (tmp_path / path).unlink(missing_ok=True)
+            app.export(ExportChoice(kind, fmt, tmp_path / path))
             await settle(app, pilot)
-            args = (
-                ["prepare", str(DEMO), "--format", fmt]
-                if kind == "prepare"
-                else ["explain", str(DEMO), "--format", fmt]
-            )
-            assert (tmp_path / path).read_bytes() == cli(*args), (kind, fmt)
+            assert (tmp_path / path).read_bytes() == cli(kind, str(DEMO), "--format", fmt), (kind, fmt)
 
 
 async def test_export_refuses_the_source_chat(make_app, write_chat, tmp_path):

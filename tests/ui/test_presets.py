@@ -12,7 +12,7 @@ from .conftest import edit, settle
 
 async def test_preset_round_trip(make_app, tmp_path):
     app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await edit(app, pilot, "max_tool_chars", "30000")
         await edit(app, pilot, "full_tool_outputs", "4")
@@ -65,7 +65,7 @@ async def test_corrupt_presets_file_is_reported_and_left_untouched(make_app):
 
 async def test_a_preset_keeps_max_tool_outputs_following_and_one_preset_loads_at_once(make_app):
     app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await edit(app, pilot, "max_tool_calls", "5")
         assert app.thresholds["max_tool_outputs"] == 5 and app.thresholds.follows()

@@ -43,7 +43,7 @@ async def open_save(app, pilot) -> SaveSettingsScreen:
 
 async def test_W_saves_the_etc_config_lines_of_the_thresholds_command(make_app, tmp_path):
     app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await edit(app, pilot, "max_tool_chars", "5000")
         screen = await open_save(app, pilot)
@@ -59,7 +59,7 @@ async def test_W_saves_the_etc_config_lines_of_the_thresholds_command(make_app, 
 
 async def test_W_env_lines_for_the_epoch_strategy(make_app, tmp_path):
     app = make_app(strategies="shorten_tools_epoch")
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         screen = await open_save(app, pilot)
         screen.query_one("#format").focus()
@@ -78,7 +78,7 @@ async def test_W_asks_before_replacing_and_escape_leaves_the_file(make_app, tmp_
     existing = tmp_path / "mine.config"
     existing.write_text("keep me\n")
     app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         screen = await open_save(app, pilot)
         screen.query_one("#path").value = str(existing)
@@ -108,7 +108,7 @@ async def test_W_refuses_the_chat_being_inspected(make_app, tmp_path):
     chat = tmp_path / "chat.json"
     chat.write_bytes(DEMO.read_bytes())
     app = make_app(chat)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         screen = await open_save(app, pilot)
         screen.query_one("#path").value = str(chat)

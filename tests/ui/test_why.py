@@ -61,9 +61,6 @@ async def test_number_key_applies_a_fix_and_the_fact_becomes_visible(make_app):
         assert not isinstance(app.screen, WhyScreen)
         assert app.thresholds["full_tool_outputs"] == 54
         assert "116 -> 103 sent" in summary(app)  # the summary moved with the fix
-        editor = app.editor
-        assert editor.query_one("#th-full_tool_outputs").value == "54"
-        assert str(editor.query_one("#src-full_tool_outputs").render()) == "edited (why fix)"
         assert app.view.current_row == 3  # the cursor is on the message that now shows
         _left, right = split(row_line(app, 3))
         assert "read_file:" in right and "dropped" not in right
@@ -73,6 +70,10 @@ async def test_number_key_applies_a_fix_and_the_fact_becomes_visible(make_app):
         screen = await ask_why(app, pilot, FACT)
         assert "VISIBLE: = full (recent_band)" in screen.list_text and "[1]" not in screen.list_text
         assert "the model sees every one" in screen_text(app)
+        await pilot.press("escape", "t")  # the editor, opened now, shows the value the fix set
+        await pilot.pause()
+        assert app.editor.query_one("#th-full_tool_outputs").value == "54"
+        assert str(app.editor.query_one("#src-full_tool_outputs").render()) == "edited (why fix)"
 
 
 async def test_enter_on_a_highlighted_fix_applies_it(make_app):

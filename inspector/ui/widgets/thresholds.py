@@ -16,6 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.validation import Regex
+from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, get_current_worker
 
@@ -98,9 +99,15 @@ class ThresholdEditor(VerticalScroll):
         self.chart_key = KEYS[0]  # the key the sweep chart sits under (the last one focused)
         self.generation = 0  # which sweep the chart waits for
         self.keys_shown: tuple[str, ...] = KEYS  # the settings of the strategies in force
+        self.built = False  # the fields exist (made by the first open())
+        self.pending: Thresholds | None = None  # the values shown before the fields existed
 
     def compose(self) -> ComposeResult:
-        yield Static(Content("Settings"), classes="title")
+        yield from ()  # the fields come with the first open(): most sessions never open the editor
+
+    def fields(self) -> list[Widget]:
+        """The editor's widgets, showing the keys, strategies and chat label given to it so far."""
+        widgets: list[Widget] = [Static(Content("Settings"), classes="title")]
         for key in SETTING_KEYS:  # those the strategies in force do not read are hidden
             shown = key in self.keys_shown
             ratio = key in FLOAT_KEYS
@@ -114,13 +121,25 @@ class ThresholdEditor(VerticalScroll):
             source = Static("", id=f"src-{key}", classes="source")
             for widget in (label, field, source):
                 widget.display = shown
-                yield widget
+                widgets.append(widget)
             if key == self.chart_key:
-                yield SweepChart(id="sweep-chart")
-        yield Label(Content("Strategies"))
-        yield Select(self._options(), id="strategies", allow_blank=False, value=self.strategy_choices[0])
-        with Horizontal():
-            yield Button("Reset", id="reset", tooltip="back to the values loaded (u)")
+                widgets.append(SweepChart(id="sweep-chart"))
+        widgets.append(Label(Content("Strategies")))
+        # it starts on the choice in force: the value a Select announces as it mounts is then no pick
+        widgets.append(Select(self._options(), id="strategies", allow_blank=False, value=self.shown_choice))
+        widgets.append(Horizontal(Button("Reset", id="reset", tooltip="back to the values loaded (u)")))
+        return widgets
+
+    async def open(self) -> None:
+        """Show the editor; the first time, make its fields and put in the values shown to it so far."""
+        self.add_class("-open")
+        if self.built:
+            return
+        self.built = True
+        await self.mount_all(self.fields())
+        if self.pending is not None:
+            strategies = None if self.shown_choice == CHAT_CHOICE else self.shown_choice
+            self.show(self.pending, strategies, list(self.keys_shown))
 
     def show(
         self, thresholds: Thresholds, strategies: str | None, keys: list[str] | None = None, typing: str | None = None
@@ -132,6 +151,10 @@ class ThresholdEditor(VerticalScroll):
         typed in a burst), and writing it back would eat or reorder the newer keys.
         """
         shown = tuple(keys) if keys else KEYS
+        if not self.built:  # nothing on screen yet: open() makes the fields with these
+            self.keys_shown, self.pending = shown, thresholds
+            self.shown_choice = self.add_choice(strategies)
+            return
         if shown != self.keys_shown:
             self.keys_shown = shown
             for key in SETTING_KEYS:
@@ -148,12 +171,19 @@ class ThresholdEditor(VerticalScroll):
                     field.set_class(False, "-invalid")
                 self.show_source(key, thresholds)
             select = self.query_one("#strategies", Select)
-            choice = strategies if strategies is not None else CHAT_CHOICE
-            if choice not in self.strategy_choices:
-                self.strategy_choices.append(choice)
+            known = len(self.strategy_choices)
+            choice = self.add_choice(strategies)
+            if len(self.strategy_choices) != known:
                 select.set_options(self._options())
             select.value = choice
             self.shown_choice = choice
+
+    def add_choice(self, strategies: str | None) -> str:
+        """The Select's entry for ``strategies``, added to the choices if it is a new list."""
+        choice = strategies if strategies is not None else CHAT_CHOICE
+        if choice not in self.strategy_choices:
+            self.strategy_choices.append(choice)
+        return choice
 
     def _options(self) -> list[tuple[str, str]]:
         label = f"{CHAT_CHOICE[:-1]}: {self.chat_label})" if self.chat_label else CHAT_CHOICE
@@ -163,6 +193,8 @@ class ThresholdEditor(VerticalScroll):
         """The chat's own choice, so "(chat's choice: shorten_tools)" and "shorten_tools" read apart."""
         if label != self.chat_label:
             self.chat_label = label
+            if not self.built:
+                return  # the Select is made with it
             select = self.query_one("#strategies", Select)
             with self.prevent(Select.Changed):
                 value = select.value
