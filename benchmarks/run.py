@@ -107,7 +107,9 @@ def run_process(command: list[str], timeout: float | None = None) -> dict:
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "inspector", *args, "--no-scout-config"]
+    # -P: `-m` would put the working directory first on the path, so run from a checkout it would
+    # measure that checkout's package instead of BENCH_CODE's
+    return [sys.executable, "-P", "-m", "inspector", *args, "--no-scout-config"]
 
 
 # -- in-process groups (each runs in a child: python run.py --group NAME PATH) ------------------------

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
-# C0 except tab and newline, DEL, C1, bidi overrides/isolates, Unicode line/paragraph separators.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-_ONE_LINE_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# C0 except tab and newline, DEL, C1, bidi overrides/isolates, Unicode line/paragraph separators, and
+# lone surrogates (an invalid byte of the chat file, or an escaped surrogate: a terminal cannot encode them).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+_ONE_LINE_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
 
 NEWLINE_MARK = "↵"
 
@@ -34,6 +35,7 @@ _PICTURES = {
     chr(c): _picture(chr(c))
     for c in [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029]
 }
+_PICTURES.update({chr(c): "\ufffd" for c in range(0xD800, 0xE000)})
 
 
 def _sub(match: re.Match[str]) -> str:

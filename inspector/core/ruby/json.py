@@ -15,6 +15,8 @@ from typing import Any
 
 import msgspec
 
+from inspector.core.ruby import json_bytes
+
 # orjson is imported where it is used: its import costs a short `prepare` more (about 13 ms of CPU)
 # than it saves there; msgspec, which reads every chat, is loaded anyway.
 
@@ -85,11 +87,28 @@ def parse(text: str, exact_integers: bool = True) -> Any:
             return orjson.loads(text)
         except orjson.JSONDecodeError as exc:
             # orjson refuses numbers beyond a double (1e400); Ruby reads them as Infinity
-            if "/*" not in text and "//" not in text and not has_long_digits(text) and "infinity" not in exc.msg:
+            if (
+                "/*" not in text
+                and "//" not in text
+                and "\\" not in text  # escaped surrogates, `\\a`: Ruby's own rules decide
+                and not has_long_digits(text)
+                and "infinity" not in exc.msg
+            ):
                 raise RubyJSONError(
                     "JSON::ParserError", f"{exc.msg} at line {exc.lineno} column {exc.colno}", exc.pos
                 ) from None
     return _parse_stdlib(text)
+
+
+def has_invalid_bytes(text: str) -> bool:
+    """Whether ``text`` holds an invalid byte (a surrogateescape character): only once a file holding one
+    was read (json_bytes.used), and only in non-ASCII text."""
+    return json_bytes.used and not text.isascii() and json_bytes.BAD_CHAR.search(text) is not None
+
+
+def ruby_only(text: str) -> bool:
+    """Whether ``text`` may hold what only Ruby's own rules read right: an escaped surrogate or an invalid byte."""
+    return ("\\u" in text and _ESCAPED_SURROGATE.search(text) is not None) or has_invalid_bytes(text)
 
 
 def _parse_stdlib(text: str) -> Any:
@@ -100,13 +119,44 @@ def _parse_stdlib(text: str) -> Any:
             if "/*" not in text and "//" not in text:
                 raise
             value = _DECODER.decode(_strip_comments(text))
-        if "\\u" in text and _ESCAPED_SURROGATE.search(text) is not None:
-            # lone surrogates: Ruby refuses them (re-writing the value finds them; pairs are fine)
-            json.dumps(value, ensure_ascii=False).encode("utf-8")
-        return value
+    except json.JSONDecodeError:
+        if ruby_only(text):
+            return _parse_ruby(text)
+        if "\\" in text:
+            try:
+                return _parse_ruby(text)  # `\\a` reads as `a` in Ruby; else the stdlib's message below
+            except RubyJSONError:
+                pass
+        return _stdlib_error(text)
     except (ValueError, RecursionError) as exc:
-        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise RubyJSONError("JSON::ParserError", f"{getattr(exc, 'msg', 'invalid JSON')}{where}") from None
+        raise RubyJSONError("JSON::ParserError", f"{getattr(exc, 'msg', 'invalid JSON')}") from None
+    if has_invalid_bytes(text):
+        return _parse_ruby(text)
+    if "\\u" in text and _ESCAPED_SURROGATE.search(text) is not None:
+        # Ruby reads an escaped surrogate differently only when the stdlib leaves a lone one (pairs agree)
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            return _parse_ruby(text)
+    return value
+
+
+def _stdlib_error(text: str) -> Any:
+    try:
+        _DECODER.decode(_strip_comments(text) if "/*" in text or "//" in text else text)
+    except json.JSONDecodeError as exc:
+        raise RubyJSONError("JSON::ParserError", f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    raise RubyJSONError("JSON::ParserError", "invalid JSON")
+
+
+def _parse_ruby(text: str) -> Any:
+    """Ruby's reading where it differs from the stdlib's: escaped surrogates, invalid bytes, ``\\a``."""
+    try:
+        return json_bytes.loads(_strip_comments(text) if "/*" in text or "//" in text else text)
+    except json_bytes.ParseFailure as exc:
+        raise RubyJSONError("JSON::ParserError", str(exc), exc.pos) from None
+    except RecursionError:
+        raise RubyJSONError("JSON::NestingError", "nesting too deep") from None
 
 
 def ruby_float(value: float) -> str:
@@ -168,7 +218,7 @@ def dumps_messages_bytes(messages: list[dict[str, Any]], encode: Any = None) -> 
         try:
             written: bytes = (encode or _orjson_dumps())(messages)
             return written
-        except (TypeError, UnicodeEncodeError):  # lone surrogates: let the slow path write them as Python would
+        except (TypeError, UnicodeEncodeError):  # lone surrogates: the slow path below says what Ruby raises
             pass
     return ("[" + ",".join(dumps(m) for m in messages) + "]").encode("utf-8", "surrogatepass")
 
@@ -197,6 +247,10 @@ def dumps_messages_chunks(messages: list[dict[str, Any]], end: bytes = b"") -> I
     if any(has_nonfinite(m) for m in messages):
         yield dumps_messages_bytes(messages) + end  # raises RubyJSONError as JSON.generate does
         return
+    if json_bytes.used:  # some text read had escaped surrogates or invalid bytes: one may be written
+        found = json_bytes.first_generator_error(messages)
+        if found:
+            raise RubyJSONError("JSON::GeneratorError", found)
     yield b"["
     written = 0
     encode = _MSGSPEC_ENCODE
@@ -214,14 +268,25 @@ def dumps_messages(messages: list[dict[str, Any]]) -> str:
 
 
 def dumps(value: Any) -> str:
-    """``to_json`` / ``JSON.generate``: compact, raw UTF-8, key order kept."""
+    """``to_json`` / ``JSON.generate``: compact, raw UTF-8, key order kept.
+
+    A string holding an invalid byte (a surrogateescape character) raises GeneratorError, as in Ruby."""
+    text = _dumps(value)
+    if not text.isascii() and json_bytes.BAD_CHAR.search(text) is not None:
+        found = json_bytes.first_generator_error(value)
+        if found:
+            raise RubyJSONError("JSON::GeneratorError", found)
+    return text
+
+
+def _dumps(value: Any) -> str:
     kind = type(value)
     if kind is str:
         return encode_basestring(value)
     if kind is dict:
-        return "{" + ",".join(encode_basestring(str(k)) + ":" + dumps(v) for k, v in value.items()) + "}"
+        return "{" + ",".join(encode_basestring(str(k)) + ":" + _dumps(v) for k, v in value.items()) + "}"
     if kind is list:
-        return "[" + ",".join(dumps(v) for v in value) + "]"
+        return "[" + ",".join(_dumps(v) for v in value) + "]"
     if value is None:
         return "null"
     if value is True:

@@ -10,7 +10,14 @@ WARNING = "Truncated"
 
 
 def marker(string: str) -> str:
-    digest = md5(string.encode("utf-8", "surrogatepass")).hexdigest()
+    try:
+        data = string.encode("utf-8")
+    except UnicodeEncodeError:  # invalid bytes, held as surrogateescape characters: Ruby's MD5 is over them
+        try:
+            data = string.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            data = string.encode("utf-8", "surrogatepass")
+    digest = md5(data).hexdigest()
     return f"<...{len(string)} - {digest[:5]}...>"
 
 

@@ -26,6 +26,7 @@ import msgspec
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
+from inspector.core.ruby import json_bytes
 from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, ToolKind, tool_kind
 from inspector.core.scout.shorten import LISTING, Shortener
 from inspector.core.yielding import pause_if_due
@@ -488,6 +489,11 @@ def _scan(messages: Any, indices: Any) -> Any:
         """Every case but the common one, as shorten_tools meets it."""
         if kind == FAIL:
             role = messages[index].fields.get("role")
+            if type(role) is str:
+                fail(
+                    index, None, "EncodingError", f"invalid symbol in encoding UTF-8 :{json_bytes.inspect_bytes(role)}"
+                )
+                return
             fail(
                 index,
                 None,
@@ -528,12 +534,15 @@ def _scan(messages: Any, indices: Any) -> Any:
         raw_append(len(content))
 
     intern = sys.intern
+    broken = json_bytes.used  # only then can a role hold an invalid byte
     for index in indices:
         fields = messages[index].fields
         role = fields.get("role")
         kind = tool_roles.get(role) if type(role) is str else FAIL
         if kind is None:
-            continue
+            if not (broken and not role.isascii() and json_bytes.BAD_CHAR.search(role) is not None):
+                continue
+            kind = FAIL  # an invalid byte: `to_sym` raises EncodingError
         content = fields.get("content")
         if kind != FAIL and type(content) is str:
             try:

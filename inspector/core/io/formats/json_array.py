@@ -13,6 +13,7 @@ from inspector.core.errors import InputError
 from inspector.core.io import files
 from inspector.core.model import Chat, Message
 from inspector.core.ruby import json as rubyjson
+from inspector.core.ruby import json_bytes
 
 NAME = "json"
 EXTENSIONS = (".json",)
@@ -156,8 +157,11 @@ def load_bytes(data: bytes, path: str | None) -> Chat:
     except (msgspec.DecodeError, RecursionError):
         try:
             text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError("invalid UTF-8", path, data[: exc.start].count(b"\n") + 1) from None
+        except UnicodeDecodeError:
+            # Ruby reads the bytes as they are: each invalid one held as a surrogateescape character
+            # (json_bytes); only writing such a string out raises
+            text = data.decode("utf-8", "surrogateescape")
+            json_bytes.used = True
         return load(text, path)
     return _build(parsed, path, lambda: data.decode("utf-8"))
 
@@ -172,8 +176,18 @@ def load(text: str, path: str | None) -> Chat:
     except orjson.JSONDecodeError as exc:
         try:
             data = rubyjson.parse(text)
-        except rubyjson.RubyJSONError:
+        except rubyjson.RubyJSONError as ruby:
+            if rubyjson.ruby_only(text):  # Ruby's own reason (an incomplete surrogate pair...)
+                line = None if ruby.pos is None else text.count("\n", 0, ruby.pos) + 1
+                bad = " (the file holds invalid UTF-8)" if rubyjson.has_invalid_bytes(text) else ""
+                raise InputError(f"invalid JSON: {ruby}{bad}", path, line) from None
             raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+        if rubyjson.ruby_only(text):
+            key = json_bytes.bad_key(data)
+            if key is not None:  # `symbolize_names: true` makes every key a Symbol
+                raise InputError(
+                    f"EncodingError: invalid symbol in encoding UTF-8 :{json_bytes.inspect_bytes(key)}", path
+                ) from None
     return _build(data, path, lambda: text)
 
 
