@@ -39,6 +39,22 @@ def test_repeat_is_fine_when_the_result_was_still_there():
     assert "repeated_call" not in kinds(audit(inspection(items)))
 
 
+def test_names_and_ids_that_are_json_objects_or_arrays_pair_and_repeat_like_strings():
+    # scout-ai reads a tool name or id of any JSON type; the audit must compare them, not crash on hashing
+    name, ident = {"tool": "read"}, ["c", 0]
+    items = [
+        call(name, ident, {"path": "a.py"}),
+        out(name, ident, "x" * 2000),
+        *filler(4),
+        call(name, ["c", 9], {"path": "a.py"}),
+        out(name, ["c", 9], "x" * 2000),
+    ]
+    findings = audit(inspection(items, full_tool_outputs=1, max_tool_calls=2, max_tool_chars=1))
+    [f] = [f for f in findings if f.kind == "repeated_call"]
+    assert f.messages == (0, 1, 10)
+    assert "dropped" in f.message
+
+
 def test_call_kept_but_output_dropped_and_the_reverse():
     items = [call("a", "c0", {"q": 1}), out("a", "c0", "o" * 300), *filler(3, size=300)]
     findings = audit(inspection(items, full_tool_outputs=0, max_tool_calls=10, max_tool_outputs=1, max_tool_chars=1))

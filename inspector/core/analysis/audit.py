@@ -83,11 +83,13 @@ class _Tools:
                 self.outputs.append(index)
         self.output_of: dict[int, int] = {}
         self.call_of: dict[int, int] = {}
-        waiting: dict[object, list[int]] = {}
+        waiting: dict[str | None, list[int]] = {}
         events = sorted([(i, CALL) for i in self.calls] + [(i, OUTPUT) for i in self.outputs])
         last_call = None
         for index, kind in events:
-            ident = self.identity[index][1]
+            raw_id = self.identity[index][1]
+            # an id can be any JSON value (objects and arrays are unhashable): pair by its canonical text
+            ident = None if raw_id is None else _canonical(raw_id)
             if kind == CALL:
                 waiting.setdefault(ident, []).append(index)
                 last_call = index
@@ -145,7 +147,8 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, numbe
     prefix_prompts: dict[int, Prompt] = {}
     out = []
     for call in tools.calls:
-        key = (tools.identity[call][0], tools.arguments[call])
+        # a name can be any JSON value (an object is unhashable): compare names by their canonical text
+        key = (_canonical(tools.identity[call][0]), tools.arguments[call])
         earlier = seen.get(key)
         seen[key] = call
         if earlier is None:
