@@ -344,6 +344,9 @@ class InspectorApp(App):
         self.editor.set_chat_label(self.chat_strategy_label)
         self._place_strip()
         self._show_summary()
+        # the selected row's detail in the same frame: filled a moment later it would cost a layout pass of
+        # its own just as the first keys arrive
+        self.show_detail()
         self.refresh_bindings()  # actions that needed a chat are now available
         early, self.early_keys = self.early_keys, []
         for key in early:
