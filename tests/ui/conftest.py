@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import re
@@ -64,6 +65,17 @@ async def settle(app, pilot, wait: float = 0.0) -> None:
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def until(app, pilot, predicate, timeout: float = 20.0) -> None:
+    """Settle until ``predicate()`` holds: keys queued from a thread can still be arriving on a loaded
+    machine after one settle. A hang guard, not a timing: the caller asserts the state afterwards."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    await settle(app, pilot)
+    while not predicate() and loop.time() < deadline:
+        await pilot.pause(0.05)
+        await settle(app, pilot)
 
 
 async def edit(app, pilot, key: str, text: str) -> None:

@@ -10,7 +10,7 @@ from textual.widgets import Input
 from inspector.ui.screens.export import ExportScreen
 from inspector.ui.widgets.thresholds import ThresholdEditor
 
-from .conftest import screen_text, settle
+from .conftest import screen_text, settle, until
 
 
 async def test_a_burst_in_a_threshold_field_leaves_exactly_what_was_typed(make_app):
@@ -158,6 +158,7 @@ async def test_keys_after_t_closes_the_editor_reach_the_list(make_app):
         await settle(app, pilot)
         queue_keys(app, ["t", "5", "t", "G", "slash", *"retry", "enter"])
         await settle(app, pilot, app.debounce + 0.05)
+        await until(app, pilot, lambda: bool(app.view.search_hits))
         assert not app.editor.has_class("-open")
         assert app.editor.query_one("#th-full_tool_calls").value == "05"
         assert app.view.search_query == "retry" and app.view.current_row in app.view.search_hits
