@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import repeat, starmap
 from operator import attrgetter
 from typing import Any
 
@@ -263,12 +263,34 @@ def _role_cell(value: object) -> str:
     return report_cell(value)[:24]
 
 
+_TIER_TEXT = [str(t) for t in d.TIERS]
+_REASON_TEXT = [str(r) for r in d.REASONS]
+
+
+def _run_cells(
+    piece: tuple[int, int, int], cols: Any, lines: list[Any], roles: list[Any], names: list[Any], ids: list[Any]
+) -> Iterator[tuple[Any, ...]]:
+    """One run of rows (``pieces()``: first row number, start, stop) as cell tuples in column order:
+    #, line, role, tool, id, tier, reason, chars, visible; the text formats fill them in."""
+    number, start, stop = piece
+    return zip(
+        range(number, number + stop - start),
+        lines[start:stop],
+        roles[start:stop],
+        names[start:stop],
+        ids[start:stop],
+        map(_TIER_TEXT.__getitem__, cols.tiers[start:stop]),
+        map(_REASON_TEXT.__getitem__, cols.reasons[start:stop]),
+        cols.original[start:stop],
+        cols.visible[start:stop],
+    )
+
+
 def table_chunks(rows: ExplainTable, info: Totals, max_id: int = MAX_ID, findings: Any = ()) -> Iterator[bytes]:
     """The table: columns padded to their widest cell (measured over every row first), then the
     findings and the summary line, as cells.table writes them."""
     cols = rows.columns
-    tier_text = [str(t) for t in d.TIERS]
-    reason_text = [str(r) for r in d.REASONS]
+    tier_text, reason_text = _TIER_TEXT, _REASON_TEXT
     roles = _cells(rows.roles, _role_cell)
     names = _cells(rows.names, _role_cell)
     # a tool id is unique: printable ones (the common case) are their own cell
@@ -301,26 +323,13 @@ def table_chunks(rows: ExplainTable, info: Totals, max_id: int = MAX_ID, finding
     text = "  ".join(spec(i, w, False) for i, w in enumerate(widths)).format
     # the last column is right-aligned: no line has trailing blanks for cells.table's rstrip to remove
     yield _encode(text(*_HEADER).rstrip() + "\n")
-    tier_of, reason_of = tier_text.__getitem__, reason_text.__getitem__
     done = 0
     for piece in rows.pieces():
         if isinstance(piece, ExplainRow):
             yield _encode(text(*extra[done]).rstrip() + "\n")
             done += 1
             continue
-        number, start, stop = piece
-        written = map(
-            template,
-            range(number, number + stop - start),
-            lines[start:stop],
-            roles[start:stop],
-            names[start:stop],
-            ids[start:stop],
-            map(tier_of, cols.tiers[start:stop]),
-            map(reason_of, cols.reasons[start:stop]),
-            cols.original[start:stop],
-            cols.visible[start:stop],
-        )
+        written = starmap(template, _run_cells(piece, cols, lines, roles, names, ids))
         yield _encode("\n".join(written) + "\n")
     rest = []  # after the rows, as cells.table's lines are followed
     if findings:
@@ -361,13 +370,10 @@ def _md(value: Any) -> str:
 def markdown_chunks(rows: ExplainTable, info: Totals, findings: Any = ()) -> Iterator[bytes]:
     yield b"| # | line | role | tool | id | tier | reason | chars | visible |\n|---:|---:|---|---|---|---|---|---:|---:|\n"
     cols = rows.columns
-    tier_text = [str(t) for t in d.TIERS]
-    reason_text = [str(r) for r in d.REASONS]
     roles = _cells(rows.roles, _md)
     names = _cells(rows.names, _md)
     ids = [v if type(v) is str and v.isprintable() and "|" not in v else _md(v) for v in rows.ids]
     lines = _dashes(rows.lines)
-    tier_of, reason_of = tier_text.__getitem__, reason_text.__getitem__
     row = _MD_ROW.__mod__
     for piece in rows.pieces():
         if isinstance(piece, ExplainRow):
@@ -375,21 +381,7 @@ def markdown_chunks(rows: ExplainTable, info: Totals, findings: Any = ()) -> Ite
             cells = (r.index, _md(r.line), _md(r.role), _md(r.name), _md(r.id), r.tier, r.reason)
             yield _encode(row((*cells, r.original_chars, r.visible_chars)) + "\n")
             continue
-        number, start, stop = piece
-        written = map(
-            row,
-            zip(
-                range(number, number + stop - start),
-                lines[start:stop],
-                roles[start:stop],
-                names[start:stop],
-                ids[start:stop],
-                map(tier_of, cols.tiers[start:stop]),
-                map(reason_of, cols.reasons[start:stop]),
-                cols.original[start:stop],
-                cols.visible[start:stop],
-            ),
-        )
+        written = map(row, _run_cells(piece, cols, lines, roles, names, ids))
         yield _encode("\n".join(written) + "\n")
     rest = []
     if findings:
