@@ -215,25 +215,21 @@ def prepare_prompt(
 
 def _prepare(
     messages: list[Message],
-    strategies: Any = None,
-    thresholds: tuple[int, int, int, int, int] | None = None,
-    facts: ToolFacts | None = None,
-    epoch: EpochSettings | None = None,
-    version: versions.ScoutVersion | None = None,
-    increment_settings: increment.IncrementSettings | None = None,
+    strategies: Any,
+    thresholds: tuple[int, int, int, int, int] | None,
+    facts: ToolFacts | None,
+    epoch: EpochSettings | None,
+    version: versions.ScoutVersion,
+    increment_settings: increment.IncrementSettings | None,
 ) -> Prompt:
     """Apply the strategies as scout-ai does. ``thresholds`` is the five values in KEYS order.
 
     ``epoch`` is shorten_tools_epoch's four settings; None reads them (config files, environment,
     defaults) when that strategy runs. ``version`` is the scout-ai version whose prompt layer runs
-    (None: the earliest that has every strategy named, else seed).
+    (prepare_prompt infers it when not given).
     """
     if thresholds is None:
         thresholds = DEFAULT_THRESHOLDS
-    if version is None:
-        version = versions.infer(
-            None if strategies is None or callable(strategies) else parse_spec(strategies, validate=False)  # type: ignore[arg-type]
-        )
     spec = parse_spec(strategies, version.default, validate=False)
     if facts is None or facts.messages is not messages or facts.shortener is not version.shortener:
         facts = None
