@@ -22,10 +22,11 @@ def root() -> Path:
 
 
 UI_TESTS = Path(__file__).resolve().parent / "ui"
+UI_TEST_PATHS = (UI_TESTS, Path(__file__).parent / "ui")  # pytest's item paths are not resolved
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
-    """pyproject's addopts ask for worker processes (`--numprocesses=3`, pytest-xdist, in the `test` extra).
+    """pyproject's addopts ask for worker processes (`--numprocesses=4`, pytest-xdist, in the `test` extra).
 
     Where xdist is not installed, or is turned off (`-p no:xdist`), the option is still accepted and the
     suite runs in one process.
@@ -38,7 +39,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every pilot test under tests/ui carries the `ui` marker (`-m "not ui"` is the quick run)."""
     for item in items:
-        if UI_TESTS in Path(item.fspath).resolve().parents:
+        if any(item.path.is_relative_to(path) for path in UI_TEST_PATHS):
             item.add_marker(pytest.mark.ui)
 
 
