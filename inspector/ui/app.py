@@ -794,7 +794,7 @@ class InspectorApp(App):
         editor = self.editor
         await editor.open()
         if not editor.has_focus_within:
-            self.focus_then_replay(editor.query_one(f"#th-{editor.chart_key}"))
+            self.focus_then_replay(editor.entry_field())
 
     @property
     def chat_strategy_label(self) -> str:

@@ -83,3 +83,26 @@ async def test_K_copies_the_settings_as_scout_config_lines(make_app):
             "max_tool_chars 5000 prompt",
         ]
         assert "copied 5 etc/config lines (key value prompt) for scout-ai" in app.notices
+
+
+async def test_a_strategy_picked_with_the_editor_open_adds_its_rows_with_their_values_unedited(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        assert _shown(app) == list(app.active_keys(None))  # only the five rows are made at first
+        assert not app.editor.query("#th-epoch_size")
+        app.set_strategies("shorten_tools_epoch_increment")
+        await settle(app, pilot, app.debounce + 0.1)
+        shown = _shown(app)
+        assert shown[0] == "epoch_tool_call_threshold" and len(shown) == 10 and "max_tool_chars" not in shown
+        for key in shown:
+            field = app.editor.query_one(f"#th-{key}")
+            assert field.value == str(app.thresholds.setting(key)) and not field.has_class("-invalid")
+            source = str(app.editor.query_one(f"#src-{key}").render())
+            assert source == app.thresholds.values[key].describe_source() and not source.startswith("edited")
+        assert all(value.source != "edited" for value in app.thresholds.values.values())
+        app.set_strategies(None)  # back to the chat's choice: the five rows again, the epoch ones hidden
+        await settle(app, pilot, app.debounce + 0.1)
+        assert _shown(app) == list(app.active_keys(None))

@@ -100,35 +100,60 @@ class ThresholdEditor(VerticalScroll):
         self.generation = 0  # which sweep the chart waits for
         self.keys_shown: tuple[str, ...] = KEYS  # the settings of the strategies in force
         self.built = False  # the fields exist (made by the first open())
+        self.rows: set[str] = set()  # the settings whose rows are made (those of the strategies shown so far)
         self.pending: Thresholds | None = None  # the values shown before the fields existed
 
     def compose(self) -> ComposeResult:
         yield from ()  # the fields come with the first open(): most sessions never open the editor
 
     def fields(self) -> list[Widget]:
-        """The editor's widgets, showing the keys, strategies and chat label given to it so far."""
+        """The editor's widgets, showing the keys, strategies and chat label given to it so far.
+
+        Only the rows of the settings in force are made (five of the fifteen for shorten_tools): every
+        widget is styled and laid out at each open, and the rest come when a strategy that reads
+        them is picked (``_add_rows``).
+        """
         widgets: list[Widget] = [Static(Content("Settings"), classes="title")]
-        for key in SETTING_KEYS:  # those the strategies in force do not read are hidden
-            shown = key in self.keys_shown
-            ratio = key in FLOAT_KEYS
-            label = Label(Content(key), id=f"lb-{key}")
-            field = ThresholdField(
-                id=f"th-{key}",
-                validators=[Regex(f"^{RATIO if ratio else NUMBER}$", failure_description="a number")],
-                valid_empty=False,
-                select_on_focus=False,
-            )
-            source = Static("", id=f"src-{key}", classes="source")
-            for widget in (label, field, source):
-                widget.display = shown
-                widgets.append(widget)
-            if key == self.chart_key:
-                widgets.append(SweepChart(id="sweep-chart"))
-        widgets.append(Label(Content("Strategies")))
+        for key in SETTING_KEYS:
+            if key in self.keys_shown:
+                widgets += self._row(key)
+        if self.chart_key not in self.rows:
+            widgets.insert(1, SweepChart(id="sweep-chart"))
+        widgets.append(Label(Content("Strategies"), id="strategies-label"))
         # it starts on the choice in force: the value a Select announces as it mounts is then no pick
         widgets.append(Select(self._options(), id="strategies", allow_blank=False, value=self.shown_choice))
         widgets.append(Horizontal(Button("Reset", id="reset", tooltip="back to the values loaded (u)")))
         return widgets
+
+    def _row(self, key: str, thresholds: Thresholds | None = None) -> list[Widget]:
+        """One setting's label, field and source (and the sweep chart under the key it charts)."""
+        self.rows.add(key)
+        ratio = key in FLOAT_KEYS
+        value = "" if thresholds is None else str(thresholds.setting(key))
+        row: list[Widget] = [
+            Label(Content(key), id=f"lb-{key}"),
+            ThresholdField(
+                value,
+                id=f"th-{key}",
+                validators=[Regex(f"^{RATIO if ratio else NUMBER}$", failure_description="a number")],
+                valid_empty=False,
+                select_on_focus=False,
+            ),
+            Static("", id=f"src-{key}", classes="source"),
+        ]
+        if key == self.chart_key:
+            row.append(SweepChart(id="sweep-chart"))
+        return row
+
+    def _add_rows(self, keys: tuple[str, ...], thresholds: Thresholds) -> None:
+        """Mount the rows of ``keys`` not made yet, each where it stands in the settings' order."""
+        for key in keys:
+            if key in self.rows:
+                continue
+            later = [k for k in SETTING_KEYS[SETTING_KEYS.index(key) + 1 :] if k in self.rows]
+            before = self.query_one(f"#lb-{later[0]}" if later else "#strategies-label")
+            with self.prevent(Input.Changed):
+                self.mount_all(self._row(key, thresholds), before=before)
 
     async def open(self) -> None:
         """Show the editor; the first time, make its fields and put in the values shown to it so far."""
@@ -157,11 +182,14 @@ class ThresholdEditor(VerticalScroll):
             return
         if shown != self.keys_shown:
             self.keys_shown = shown
-            for key in SETTING_KEYS:
+            self._add_rows(shown, thresholds)
+            for key in self.rows:
                 for prefix in ("lb", "th", "src"):
                     self.query_one(f"#{prefix}-{key}").display = key in shown
         with self.prevent(Input.Changed, Select.Changed):
             for key in SETTING_KEYS:
+                if key not in self.rows:
+                    continue
                 field = self.query_one(f"#th-{key}", Input)
                 if key != typing:
                     value = thresholds.setting(key)
@@ -211,6 +239,11 @@ class ThresholdEditor(VerticalScroll):
             self.sources_shown[key] = text
             label.update(Content(text))
         label.set_class(value.source == Source.EDITED, "-edited")
+
+    def entry_field(self) -> Input:
+        """The field the focus goes to on opening: the charted one, or the first shown."""
+        key = self.chart_key if self.chart_key in self.keys_shown else self.keys_shown[0]
+        return self.query_one(f"#th-{key}", Input)
 
     @property
     def chart(self) -> SweepChart:
