@@ -6,6 +6,11 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# Bytecode is cached for the checkout even where PYTHONDONTWRITEBYTECODE is set (as on this project's
+# machines): without it, each worker process compiles the package and pytest rewrites every test module
+# from source at every run, and every CLI subprocess compiles what it imports. (__pycache__ is ignored by git.)
+sys.dont_write_bytecode = False
+
 # Every run tries the same examples, so the suite takes the same time and a failure comes back on the next
 # run; HYPOTHESIS_PROFILE=explore draws new ones (and keeps what fails in .hypothesis/).
 settings.register_profile("repeatable", derandomize=True, database=None)

@@ -1,12 +1,31 @@
-"""Small builders for hand-made chats."""
+"""Small builders for hand-made chats, and the budgets of the random checks."""
 
 from __future__ import annotations
 
 import json
+import os
+
+import pytest
 
 from inspector.core.model import Message
 from inspector.core.scout.prepare import prepare_prompt
 from inspector.core.scout.settings import DEFAULTS, KEYS
+
+# The random differential checks (generated chats against a reference: a fresh plan, a brute-force
+# search, a reload of the cut file) run a share of their cases in the quick suite and all of them in the
+# thorough run, which CI adds after it: INSPECTOR_THOROUGH=1 python -m pytest -m "slow or hypothesis".
+THOROUGH = os.environ.get("INSPECTOR_THOROUGH", "") not in ("", "0")
+
+
+def examples(full: int, quick: int) -> int:
+    """A hypothesis test's max_examples: ``quick`` in the quick suite, ``full`` in the thorough run."""
+    return full if THOROUGH else quick
+
+
+def seeds(full: int, quick: int) -> list:
+    """Seeds ``0..full-1`` for a parametrized random check: the first ``quick`` run in the quick suite, the
+    rest carry the ``slow`` marker (the quick suite deselects it; the thorough run takes them)."""
+    return [*range(quick), *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(quick, full))]
 
 
 def call(name: str, ident: str, **arguments) -> dict:

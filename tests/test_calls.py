@@ -7,6 +7,7 @@ from pathlib import Path
 
 import callgen
 import pytest
+from helpers import THOROUGH, seeds
 
 from inspector.core.calls.find import find_calls
 from inspector.core.calls.history import ChatHistory
@@ -90,7 +91,7 @@ def test_every_call_of_the_sample_chats_equals_a_reload_of_the_cut_file(path):
     assert len(history) > 0
 
 
-@pytest.mark.parametrize("seed", range(24))
+@pytest.mark.parametrize("seed", seeds(24, quick=6))
 def test_every_call_of_generated_scout_chats_equals_a_reload(tmp_path, seed):
     path = tmp_path / "gen.chat"
     path.write_text(callgen.scout_chat(seed, directives=seed % 3 == 0, meta=seed % 4 != 1), encoding="utf-8")
@@ -111,7 +112,7 @@ def test_plain_chats_take_no_reload_and_directives_do(tmp_path):
     assert not history.plain and len(history) == 2
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", seeds(10, quick=3))
 def test_json_chats_cut_the_message_list(tmp_path, seed):
     items = json.loads(callgen.json_chat(seed))
     path = tmp_path / "chat.json"
@@ -128,7 +129,7 @@ def test_json_chats_cut_the_message_list(tmp_path, seed):
         assert [x.tier for x in a.decisions()] == [x.tier for x in b.decisions()]
 
 
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("seed", seeds(16, quick=4))
 def test_a_message_timeline_equals_the_plan_at_every_call(tmp_path, seed):
     path = tmp_path / "gen.chat"
     path.write_text(callgen.scout_chat(100 + seed, messages=70, directives=seed % 4 == 3), encoding="utf-8")
@@ -188,7 +189,7 @@ def test_an_invalid_utf8_chat_reloads_each_cut(tmp_path):
     assert len(history) == 2 and history.reloads == 2
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6, quick=2))
 def test_shared_rows_and_facts_at_a_call_equal_fresh_ones(tmp_path, seed):
     from inspector.core.present.rows import RowModel
     from inspector.core.scout.tool_facts import ToolFacts
@@ -208,7 +209,7 @@ def test_shared_rows_and_facts_at_a_call_equal_fresh_ones(tmp_path, seed):
     assert history.prefix_counts
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12, quick=4))
 def test_band_raises_agrees_with_shortening(seed):
     import chatgen
 
@@ -247,7 +248,7 @@ def _check_counts(path: Path, env) -> ChatHistory:
     return history
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", seeds(30, quick=8))
 def test_call_counts_from_the_whole_chats_facts_equal_the_prompt_at_every_call(tmp_path, seed):
     path = tmp_path / "gen.chat"
     path.write_text(callgen.scout_chat(200 + seed, directives=seed % 5 == 4, meta=seed % 4 != 1), encoding="utf-8")
@@ -256,7 +257,7 @@ def test_call_counts_from_the_whole_chats_facts_equal_the_prompt_at_every_call(t
     assert len(history) > 3
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12, quick=4))
 def test_call_counts_of_json_chats_equal_the_prompt_at_every_call(tmp_path, seed):
     path = tmp_path / "chat.json"
     path.write_text(callgen.json_chat(seed), encoding="utf-8")
@@ -272,7 +273,7 @@ def test_call_counts_of_the_sample_chats_equal_the_prompt_at_every_call(path, en
 
 def test_the_fast_call_counts_meet_errors_and_the_middle_band(tmp_path):
     seen = {"fast": 0, "cut": 0, "error": 0}
-    for seed in range(30):
+    for seed in range(30 if THOROUGH else 10):
         path = tmp_path / "gen.chat"
         path.write_text(callgen.scout_chat(200 + seed, meta=seed % 4 != 1), encoding="utf-8")
         history = ChatHistory(path, env=TIGHT, config_files=[])

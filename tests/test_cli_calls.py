@@ -8,6 +8,7 @@ from pathlib import Path
 
 import callgen
 import pytest
+from helpers import seeds
 
 from inspector.cli.main import main
 from inspector.core.calls.history import ChatHistory
@@ -54,7 +55,7 @@ def test_prepare_at_every_call_of_the_demo(tmp_path, capfdbinary):
     _prepare_at_equals_prepare_of_the_cut_file(capfdbinary, path, _all)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8, quick=3))
 def test_prepare_at_every_call_of_generated_chats(tmp_path, capfdbinary, seed):
     path = tmp_path / "gen.chat"
     path.write_text(callgen.scout_chat(300 + seed, directives=seed % 2 == 1), encoding="utf-8")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import chatgen
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -172,7 +173,7 @@ def test_runs_split_at_consumed_rows_and_number_every_row():
     assert [r["index"] for r in json.loads(whole)["rows"]] == list(range(len(rows)))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80, quick=20), deadline=None)
 @given(
     seed=st.integers(0, 10_000),
     size=st.integers(0, 80),

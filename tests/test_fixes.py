@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from forget_chats import FACT, call, filler, inspection, middle, out
+from helpers import seeds
 
 from inspector.core.analysis.fixes import LOWER, RAISE, _Target, find_fixes, fixes_for_trace
 from inspector.core.analysis.replan import Replanner, output_count
@@ -120,7 +121,7 @@ def brute_force(ins, occurrence, key, current, lo, hi):
     return up, down
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6, quick=2))
 def test_fixes_match_brute_force_on_random_chats(seed):
     import random
 

@@ -10,6 +10,7 @@ import os
 import random
 
 import pytest
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,8 @@ from inspector.core.model import Chat, Message
 from inspector.core.scout.settings import resolve
 from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
 
-EXAMPLES = int(os.environ.get("EPOCH_FIX_EXAMPLES", "40"))  # raise it to check many more chats by hand
+# EPOCH_FIX_EXAMPLES raises it to check many more chats by hand
+EXAMPLES = int(os.environ.get("EPOCH_FIX_EXAMPLES", examples(40, quick=10)))
 WORDS = ["alpha", "beta", "gamma", "delta", "épsilon", "中文", "😀", 'q"uote', "back\\slash", "new\nline"]
 
 

@@ -1,6 +1,7 @@
 """Invariants of shorten_tools on random chats and thresholds (hypothesis)."""
 
 import chatgen
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ thresholds = st.tuples(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150, quick=40), deadline=None)
 @given(seed=st.integers(0, 10_000), size=st.integers(1, 70), values=thresholds)
 def test_invariants(seed, size, values):
     raw = chatgen.chat(seed, messages=size, scale=1500)
@@ -64,7 +65,7 @@ def test_invariants(seed, size, values):
     assert totals.chars_after == sum(len(m.fields["content"]) for m in sent if isinstance(m.fields.get("content"), str))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60, quick=15), deadline=None)
 @given(seed=st.integers(0, 10_000), first=thresholds, second=thresholds)
 def test_replanning_on_cached_facts_equals_a_fresh_plan(seed, first, second):
     messages = [Message(m) for m in chatgen.chat(seed, messages=60, scale=2000)]
@@ -86,7 +87,7 @@ def test_decisions_one_per_message_with_counters():
     assert counted == sorted(counted, reverse=True)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120, quick=30), deadline=None)
 @given(seed=st.integers(0, 10_000), size=st.integers(1, 80), values=thresholds, traps=st.booleans())
 def test_all_decisions_in_one_pass_equal_each_decision(seed, size, values, traps):
     messages = [Message(m) for m in chatgen.chat(seed, messages=size, scale=1500, traps=traps)]
