@@ -76,7 +76,7 @@ from .widgets.call_strip import CallStrip
 from .widgets.compare_panel import ComparePanel
 from .widgets.detail import DetailPane
 from .widgets.dual_view import DualColumnView
-from .widgets.footer import KeyFooter
+from .widgets.footer import KeyBar
 from .widgets.prompt_bar import PromptBar
 from .widgets.summary import Banner, StatusLine, SummaryBar
 from .widgets.thresholds import CHAT_CHOICE, ThresholdEditor
@@ -270,7 +270,7 @@ class InspectorApp(App):
                 yield DetailPane(id="detail")
             yield ThresholdEditor(list(self.strategy_choices), id="editor")
         yield PromptBar(id="prompt-bar")
-        yield KeyFooter(compact=True)
+        yield KeyBar()
 
     @property
     def view(self) -> DualColumnView:

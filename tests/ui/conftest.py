@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from textual.worker import WorkerCancelled
 
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.dual_view import DualColumnView
@@ -58,12 +59,23 @@ def write_chat(tmp_path):
     return write
 
 
+async def workers_done(app) -> None:
+    """Wait for every worker of the app; one cancelled meanwhile (an exclusive worker giving way to a
+    newer one) is waited past, not raised."""
+    while True:
+        try:
+            await app.workers.wait_for_complete()
+            return
+        except WorkerCancelled:
+            await asyncio.sleep(0.01)
+
+
 async def settle(app, pilot, wait: float = 0.0) -> None:
     """Let timers fire (debounce), then wait for every worker and the messages they post."""
     await pilot.pause(wait)
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
 
 

@@ -9,6 +9,7 @@ from inspector.ui.commands import InspectorCommands
 from inspector.ui.keymap import APP_ACTIONS, VIEW_ACTIONS
 from inspector.ui.screens.help import HelpScreen
 from inspector.ui.screens.notes import NotesScreen
+from inspector.ui.widgets.footer import KeyBar
 
 from .conftest import row_line, screen_text, settle, split
 
@@ -55,6 +56,25 @@ async def test_the_key_bar_follows_the_focus(make_app):
             await pilot.press(*keys)
             await pilot.pause()
             assert (app.focused.id, key_bar(app)) == (focused, shown), keys
+
+
+async def test_a_click_on_a_key_in_the_key_bar_runs_it_and_the_key_under_the_mouse_is_lit(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        bar = app.query_one(KeyBar)
+        start, end, shown = next(span for span in bar.spans if span[2].description == "Thresholds")
+        line = screen_text(app).splitlines()[-1]
+        assert line[start:end] == "t Thresholds" and line.rstrip().endswith("▏^p palette")
+        await pilot.hover(KeyBar, offset=(start + 2, 0))
+        assert bar.hovered == shown
+        lit = [seg.text for seg in bar.render_line(0) if seg.style and seg.style.bgcolor != bar.rich_style.bgcolor]
+        assert "".join(lit).strip() == "t Thresholds"  # only the key under the mouse
+        await pilot.click(KeyBar, offset=(start, 0))
+        await settle(app, pilot)
+        assert app.editor.has_class("-open") and app.focused.id == "th-full_tool_calls"
+        assert key_bar(app) == "f1 Help / Search"  # the field's keys, drawn again by the same one widget
+        assert len(app.query(KeyBar)) == 1 and not bar.children
 
 
 async def test_every_bound_action_exists_and_has_a_palette_entry(make_app):

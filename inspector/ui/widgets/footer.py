@@ -1,38 +1,126 @@
-"""The key bar: Textual's Footer, rebuilt only when the keys it shows change.
+"""The key bar: the keys the focused widget's bindings show, drawn by one widget on one line.
 
-Textual's Footer recomposes (unmounts and mounts one widget per key) at every focus change and every
-``refresh_bindings``. Moving between the list, the detail pane and the threshold fields almost never
-changes the keys it shows, and each rebuild cost more than the key that caused it (about a third of
-the CPU of a key that moves the focus).
+Textual's Footer mounts one widget per key and rebuilds them all (unmount, mount, restyle, lay out)
+at every focus change and every ``refresh_bindings``: in the pilot profile its keys were the widgets
+restyled most, more than every other widget together. This bar shows the same keys in the same
+compact form and colours (the footer's theme variables), each key clickable and lit under the
+mouse as in the Footer, the command palette's key at the right end; a change of keys is one
+repaint of one line.
 """
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import NamedTuple
+
+from textual import events
+from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.style import Style
+from textual.widget import Widget
 
 
-def shown_keys(screen: Screen) -> tuple:
-    """What the footer would draw for ``screen``: each shown key with its text, state and tooltip."""
-    return tuple(
-        (key, binding.action, binding.description, binding.group, enabled, tooltip)
-        for key, (_, binding, enabled, tooltip) in screen.active_bindings.items()
-        if binding.show or key == screen.app.COMMAND_PALETTE_BINDING
-    )
+class ShownKey(NamedTuple):
+    key: str  # the key the binding matched, as the App sees it (what a click simulates)
+    display: str  # how the key is written (app.get_key_display)
+    description: str
+    enabled: bool
 
 
-class KeyFooter(Footer):
-    ready = False  # Footer draws nothing until its screen first publishes its bindings
-    drawn: tuple | None = None  # what the last compose drew
+def shown_keys(screen: Screen) -> tuple[tuple[ShownKey, ...], ShownKey | None]:
+    """What the bar draws for ``screen``: the shown keys (one per action, as the Footer does) and the palette's."""
+    app = screen.app
+    keys: list[ShownKey] = []
+    actions: set[str] = set()
+    palette: ShownKey | None = None
+    for key, (_node, binding, enabled, _tooltip) in screen.active_bindings.items():
+        if key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
+            palette = ShownKey(key, app.get_key_display(binding), binding.description, enabled)
+        elif binding.show and binding.action not in actions:
+            actions.add(binding.action)
+            keys.append(ShownKey(key, app.get_key_display(binding), binding.description, enabled))
+    return tuple(keys), palette
 
-    def compose(self) -> ComposeResult:
-        if self.ready:
-            self.drawn = shown_keys(self.screen)
-        return super().compose()
+
+class KeyBar(Widget, can_focus=False):
+    DEFAULT_CSS = """
+    KeyBar { dock: bottom; height: 1; color: $footer-foreground; background: $footer-background; }
+    KeyBar > .key-bar--key { color: $footer-key-foreground; background: $footer-key-background; text-style: bold; }
+    KeyBar > .key-bar--description { color: $footer-description-foreground; background: $footer-description-background; }
+    KeyBar > .key-bar--separator { color: $foreground 20%; }
+    KeyBar > .key-bar--hover { background: $block-hover-background; }
+    """
+    COMPONENT_CLASSES = {"key-bar--key", "key-bar--description", "key-bar--separator", "key-bar--hover"}
+    ALLOW_SELECT = False
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.shown: tuple[tuple[ShownKey, ...], ShownKey | None] = ((), None)
+        self.spans: list[tuple[int, int, ShownKey]] = []  # where each key stands in the last line drawn
+        self.hovered: ShownKey | None = None
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
 
     def bindings_changed(self, screen: Screen) -> None:
-        if self.drawn is not None and screen is self.screen and shown_keys(screen) == self.drawn:
-            return  # the same keys, states and texts: the bar on screen is right
-        self.ready = True
-        super().bindings_changed(screen)
+        if screen is not self.screen:
+            return
+        shown = shown_keys(screen)
+        if shown != self.shown:  # the same keys, states and texts: the line on screen is right
+            self.shown = shown
+            self.refresh()
+
+    def _key(self, shown: ShownKey) -> Content:
+        dim = Style(dim=True) if not shown.enabled else Style()
+        hover = self.get_visual_style("key-bar--hover") if shown == self.hovered else Style()
+        key = self.get_visual_style("key-bar--key") + dim + hover
+        description = self.get_visual_style("key-bar--description") + dim + hover
+        if not shown.description:
+            return Content.styled(shown.display, key)
+        return Content.assemble((shown.display, key), (" " + shown.description, description))
+
+    def render(self) -> Content:
+        keys, palette = self.shown
+        parts: list[Content] = []
+        spans: list[tuple[int, int, ShownKey]] = []
+        x = 0
+        for shown in keys:
+            part = self._key(shown)
+            spans.append((x, x + part.cell_length, shown))
+            parts += [part, Content(" ")]
+            x += part.cell_length + 1
+        line = Content.assemble(*parts)
+        if palette is not None:
+            part = self._key(palette)
+            gap = self.size.width - line.cell_length - part.cell_length - 2
+            if gap >= 0:  # room for the palette's key at the right end (else the focused widget's keys win)
+                separator = Content.styled("▏", self.get_visual_style("key-bar--separator"))
+                line = Content.assemble(line, " " * gap, separator, part, " ")
+                spans.append((x + gap + 1, x + gap + 1 + part.cell_length, palette))
+        self.spans = spans
+        return line
+
+    def key_at(self, x: int) -> ShownKey | None:
+        return next((shown for start, end, shown in self.spans if start <= x < end), None)
+
+    def on_click(self, event: events.Click) -> None:
+        shown = self.key_at(event.x)
+        if shown is None:
+            return
+        if shown.enabled:
+            self.app.simulate_key(shown.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._hover(self.key_at(event.x))
+
+    def on_leave(self) -> None:
+        self._hover(None)
+
+    def _hover(self, shown: ShownKey | None) -> None:
+        if shown != self.hovered:
+            self.hovered = shown
+            self.refresh()
