@@ -4,6 +4,7 @@ private name imported from another package. The graph is built from the source w
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
@@ -29,6 +30,7 @@ def _type_checking_only(node: ast.AST) -> bool:
     return isinstance(test, ast.Name | ast.Attribute) and ast.unparse(test).endswith("TYPE_CHECKING")
 
 
+@cache  # the three checks read the same sources: parse each once
 def imports_of(name: str) -> list[tuple[str, str | None, int]]:
     """(module imported, name taken from it or None, line) for every import statement, at any depth."""
     tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
