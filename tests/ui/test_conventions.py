@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from textual.command import CommandPalette
+
 from inspector.core.model import Consumed, Finding, Message
 from inspector.ui.commands import InspectorCommands
 from inspector.ui.keymap import APP_ACTIONS, VIEW_ACTIONS
@@ -75,6 +77,21 @@ async def test_a_click_on_a_key_in_the_key_bar_runs_it_and_the_key_under_the_mou
         assert app.editor.has_class("-open") and app.focused.id == "th-full_tool_calls"
         assert key_bar(app) == "f1 Help / Search"  # the field's keys, drawn again by the same one widget
         assert len(app.query(KeyBar)) == 1 and not bar.children
+
+
+async def test_on_a_narrow_terminal_the_palette_key_keeps_the_right_end_and_opens_on_a_click(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        line = screen_text(app).splitlines()[-1]
+        assert line.startswith("q Quit f1 Help / Search ] Next cut") and line.endswith("▏^p palette")
+        assert len(line) == 79 and "Call ▸" not in line  # the list's last keys give way, as under the Footer
+        bar = app.query_one(KeyBar)
+        start, _end, shown = bar.spans[-1]
+        assert shown.description == "palette" and all(end <= start for _s, end, _k in bar.spans[:-1])
+        await pilot.click(KeyBar, offset=(start, 0))
+        await settle(app, pilot)
+        assert isinstance(app.screen, CommandPalette)
 
 
 async def test_every_bound_action_exists_and_has_a_palette_entry(make_app):

@@ -92,13 +92,17 @@ class KeyBar(Widget, can_focus=False):
             parts += [part, Content(" ")]
             x += part.cell_length + 1
         line = Content.assemble(*parts)
+        width = self.size.width
         if palette is not None:
+            # the palette's key keeps the right end, as the Footer's docked key did; the others give way
             part = self._key(palette)
-            gap = self.size.width - line.cell_length - part.cell_length - 2
-            if gap >= 0:  # room for the palette's key at the right end (else the focused widget's keys win)
+            room = width - part.cell_length - 2
+            if room > 0:
+                line = line.truncate(room, pad=True)
+                spans = [(start, min(end, room), shown) for start, end, shown in spans if start < room]
                 separator = Content.styled("▏", self.get_visual_style("key-bar--separator"))
-                line = Content.assemble(line, " " * gap, separator, part, " ")
-                spans.append((x + gap + 1, x + gap + 1 + part.cell_length, palette))
+                line = Content.assemble(line, separator, part, " ")
+                spans.append((room + 1, room + 1 + part.cell_length, palette))
         self.spans = spans
         return line
 
