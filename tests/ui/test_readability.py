@@ -19,11 +19,13 @@ async def test_every_row_part_reaches_aa_contrast_on_every_builtin_theme(make_ap
         themes = sorted(name for name in app.available_themes if not name.startswith("ansi"))
         assert {"textual-dark", "textual-light", "solarized-light", "catppuccin-latte"} <= set(themes)
         failures = []
+        seen = set()
         for theme in themes:
             app.theme = theme
-            await pilot.pause()
+            await pilot.pause()  # the view reads its part styles again when the new theme reaches it
             styles = app.view.part_styles()
             background = Color.from_rich_color(app.view.rich_style.bgcolor)
+            seen.add((background, Color.from_rich_color(styles["full"].color)))
             colours = {}
             for part in TEXT_PARTS:
                 colour = Color.from_rich_color(styles[part].color)
@@ -39,6 +41,7 @@ async def test_every_row_part_reaches_aa_contrast_on_every_builtin_theme(make_ap
             if colours["tool"] == colours["truncated"] or colours["truncated"] == colours["full"]:
                 failures.append(f"{theme}: tool / truncated / full share a colour")
         assert failures == []
+        assert len(seen) == len(themes)  # each theme was read, not the first one again
 
 
 async def test_tiers_read_without_colour_by_their_symbols(make_app, monkeypatch):
