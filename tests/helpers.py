@@ -22,6 +22,12 @@ def examples(full: int, quick: int) -> int:
     return full if THOROUGH else quick
 
 
+def budgets(full: int, quick: int) -> list:
+    """The case counts of a random check that walks its cases in one test (its assertion is over all of
+    them): ``quick`` in the quick suite, ``full`` under the ``slow`` marker for the thorough run."""
+    return [quick, pytest.param(full, marks=pytest.mark.slow)]
+
+
 def seeds(full: int, quick: int) -> list:
     """Seeds ``0..full-1`` for a parametrized random check: the first ``quick`` run in the quick suite, the
     rest carry the ``slow`` marker (the quick suite deselects it; the thorough run takes them)."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import callgen
 import pytest
-from helpers import THOROUGH, seeds
+from helpers import budgets, seeds
 
 from inspector.core.calls.find import find_calls
 from inspector.core.calls.history import ChatHistory
@@ -271,9 +271,10 @@ def test_call_counts_of_the_sample_chats_equal_the_prompt_at_every_call(path, en
     _check_counts(path, env)
 
 
-def test_the_fast_call_counts_meet_errors_and_the_middle_band(tmp_path):
+@pytest.mark.parametrize("count", budgets(30, quick=10))
+def test_the_fast_call_counts_meet_errors_and_the_middle_band(tmp_path, count):
     seen = {"fast": 0, "cut": 0, "error": 0}
-    for seed in range(30 if THOROUGH else 10):
+    for seed in range(count):
         path = tmp_path / "gen.chat"
         path.write_text(callgen.scout_chat(200 + seed, meta=seed % 4 != 1), encoding="utf-8")
         history = ChatHistory(path, env=TIGHT, config_files=[])

@@ -6,8 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from forget_chats import FACT, call, filler, inspection, out
-from helpers import THOROUGH
+from helpers import budgets
 
 from inspector.core.analysis.fixes import RAISE, find_fixes
 from inspector.core.analysis.replan import Replanner
@@ -133,7 +134,8 @@ def test_why_json_keeps_the_fix_fields_and_adds_pair_fixes(tmp_path):
     assert r.returncode == 2 and "expected a positive number of tokens" in r.stderr
 
 
-def test_closed_form_equals_the_full_walk_on_random_chats(monkeypatch):
+@pytest.mark.parametrize("chats", budgets(20, quick=8))
+def test_closed_form_equals_the_full_walk_on_random_chats(monkeypatch, chats):
     """The closed form's fixes (checked on real plans) equal walking every distinct plan, and it never
     needs the fallback: compared on every hidden tool text of 20 generated chats (8 in the quick suite)."""
     import random
@@ -144,7 +146,7 @@ def test_closed_form_equals_the_full_walk_on_random_chats(monkeypatch):
 
     closed = F._closed_form
     fallbacks, compared = [], 0
-    for seed in range(20 if THOROUGH else 8):
+    for seed in range(chats):
         rng = random.Random(seed)
         items = chatgen.chat(seed, messages=30, scale=rng.choice([300, 2000]), extras=False, traps=seed % 3 == 1)
         values = {
@@ -177,7 +179,7 @@ def test_closed_form_equals_the_full_walk_on_random_chats(monkeypatch):
                 assert fast.blocked == walked.blocked
                 compared += 1
     assert fallbacks == []
-    assert compared > (100 if THOROUGH else 35)
+    assert compared > (100 if chats == 20 else 35)
 
 
 def test_the_split_partner_is_named_by_its_row_number_on_the_demo():

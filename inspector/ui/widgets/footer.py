@@ -72,31 +72,30 @@ class KeyBar(Widget, can_focus=False):
             self.shown = shown
             self.refresh()
 
-    def _key(self, shown: ShownKey) -> Content:
-        dim = Style(dim=True) if not shown.enabled else Style()
-        hover = self.get_visual_style("key-bar--hover") if shown == self.hovered else Style()
-        key = self.get_visual_style("key-bar--key") + dim + hover
-        description = self.get_visual_style("key-bar--description") + dim + hover
+    def _key(self, shown: ShownKey, key: Style, description: Style) -> Content:
+        extra = (Style(dim=True) if not shown.enabled else Style()) + (
+            self.get_visual_style("key-bar--hover") if shown == self.hovered else Style()
+        )
         if not shown.description:
-            return Content.styled(shown.display, key)
-        return Content.assemble((shown.display, key), (" " + shown.description, description))
+            return Content.styled(shown.display, key + extra)
+        return Content.assemble((shown.display, key + extra), (" " + shown.description, description + extra))
 
     def render(self) -> Content:
         keys, palette = self.shown
+        styles = self.get_visual_style("key-bar--key"), self.get_visual_style("key-bar--description")
         parts: list[Content] = []
         spans: list[tuple[int, int, ShownKey]] = []
         x = 0
         for shown in keys:
-            part = self._key(shown)
+            part = self._key(shown, *styles)
             spans.append((x, x + part.cell_length, shown))
             parts += [part, Content(" ")]
             x += part.cell_length + 1
         line = Content.assemble(*parts)
-        width = self.size.width
         if palette is not None:
             # the palette's key keeps the right end, as the Footer's docked key did; the others give way
-            part = self._key(palette)
-            room = width - part.cell_length - 2
+            part = self._key(palette, *styles)
+            room = self.size.width - part.cell_length - 2
             if room > 0:
                 line = line.truncate(room, pad=True)
                 spans = [(start, min(end, room), shown) for start, end, shown in spans if start < room]

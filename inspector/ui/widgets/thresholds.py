@@ -152,8 +152,7 @@ class ThresholdEditor(VerticalScroll):
                 continue
             later = [k for k in SETTING_KEYS[SETTING_KEYS.index(key) + 1 :] if k in self.rows]
             before = self.query_one(f"#lb-{later[0]}" if later else "#strategies-label")
-            with self.prevent(Input.Changed):
-                self.mount_all(self._row(key, thresholds), before=before)
+            self.mount_all(self._row(key, thresholds), before=before)  # a value given at construction posts no Changed
 
     async def open(self) -> None:
         """Show the editor; the first time, make its fields and put in the values shown to it so far."""
@@ -187,9 +186,7 @@ class ThresholdEditor(VerticalScroll):
                 for prefix in ("lb", "th", "src"):
                     self.query_one(f"#{prefix}-{key}").display = key in shown
         with self.prevent(Input.Changed, Select.Changed):
-            for key in SETTING_KEYS:
-                if key not in self.rows:
-                    continue
+            for key in (key for key in SETTING_KEYS if key in self.rows):
                 field = self.query_one(f"#th-{key}", Input)
                 if key != typing:
                     value = thresholds.setting(key)
