@@ -5,19 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "hostile"
-
-# Run the CLI as a child of a small wrapper that reports the child's peak RSS (KiB) on its last stderr line.
-_WRAPPER = """
-import resource, subprocess, sys
-r = subprocess.run([sys.executable, "-m", "inspector", *sys.argv[1:]])
-sys.stderr.write("\\npeak-rss-kib %d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-sys.exit(r.returncode)
-"""
 
 
 @dataclass
@@ -32,21 +25,43 @@ class Run:
 
 
 def run_cli(*args, cwd=None, home=None, env=None, timeout: float = 10) -> Run:
+    """The CLI in a child process, its peak RSS read from the kernel's accounting of that one child
+    (``os.wait4``): a hang is killed at ``timeout`` and raises, as ``subprocess.run`` would."""
     base = {k: v for k, v in os.environ.items() if not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))}
     base["PYTHONPATH"] = str(ROOT)
     base["HOME"] = str(home or cwd or ROOT)
     base.update(env or {})
-    done = subprocess.run(
-        [sys.executable, "-c", _WRAPPER, *map(str, args)],
-        capture_output=True,
-        cwd=cwd or ROOT,
-        env=base,
-        timeout=timeout,
-    )
-    stderr = done.stderr.decode("utf-8", "replace")
-    body, _, last = stderr.rstrip("\n").rpartition("\n")
-    peak = int(last.split()[-1]) / 1024 if last.startswith("peak-rss-kib") else -1.0
-    return Run(done.returncode, done.stdout.decode("utf-8", "replace"), body, peak)
+    command = [sys.executable, "-m", "inspector", *map(str, args)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd or ROOT, env=base)
+    streams: dict[str, bytes] = {}
+
+    def drain(name: str, pipe) -> None:
+        streams[name] = pipe.read()  # both at once: a child filling one pipe never waits on the other
+
+    readers = [threading.Thread(target=drain, args=item) for item in (("out", child.stdout), ("err", child.stderr))]
+    for reader in readers:
+        reader.start()
+    killed = threading.Event()
+
+    def kill() -> None:
+        killed.set()
+        child.kill()
+
+    killer = threading.Timer(timeout, kill)
+    killer.start()
+    try:
+        _, status, usage = os.wait4(child.pid, 0)
+    finally:
+        killer.cancel()
+    child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    for reader in readers:
+        reader.join()
+    child.stdout.close()
+    child.stderr.close()
+    if killed.is_set():
+        raise subprocess.TimeoutExpired(command, timeout)
+    stdout, stderr = (streams[name].decode("utf-8", "replace") for name in ("out", "err"))
+    return Run(child.returncode, stdout, stderr, usage.ru_maxrss / 1024)
 
 
 def run_here(*args, cwd=None, home=None, env=None) -> Run:

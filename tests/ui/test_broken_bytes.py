@@ -29,7 +29,7 @@ def broken_chat(tmp_path):
 
 async def test_broken_bytes_chat_opens_and_steps(make_app, tmp_path):
     app = make_app(broken_chat(tmp_path))
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)
         assert app.is_running
         assert "hi ?there, fine" in row_line(app, 0)  # \ud800 then 6+ bytes: `?`, the next byte (a space) dropped

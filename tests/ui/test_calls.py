@@ -12,7 +12,7 @@ DEMO_CHAT = Path(__file__).resolve().parents[2] / "inspector" / "demo" / "demo.c
 
 async def test_stepping_back_shows_the_chat_as_it_stood_and_the_response(make_app):
     app = make_app(DEMO_CHAT)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
         assert "next call (after 60 calls; < steps back)" in screen_text(app)
         await pilot.press("less_than_sign")
@@ -47,7 +47,7 @@ async def test_stepping_back_shows_the_chat_as_it_stood_and_the_response(make_ap
 
 async def test_the_first_call_and_the_prompt_at_a_call(make_app):
     app = make_app(DEMO_CHAT)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
         app.show_call(1)
         await settle(app, pilot)
@@ -77,7 +77,7 @@ async def test_the_strip_shows_the_selected_message_over_every_call(make_app):
 
 async def test_why_offers_the_timeline_and_jumps_to_the_call_last_seen(make_app):
     app = make_app(DEMO_CHAT)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
         app.open_why("reconnect_backoff_ms: 7350")
         await settle(app, pilot)
@@ -92,7 +92,7 @@ async def test_why_offers_the_timeline_and_jumps_to_the_call_last_seen(make_app)
 
 async def test_audit_repeated_call_jumps_to_the_call_that_repeated(make_app):
     app = make_app(DEMO_CHAT)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
         await pilot.press("a")
         await settle(app, pilot)
@@ -110,7 +110,7 @@ async def test_audit_repeated_call_jumps_to_the_call_that_repeated(make_app):
 
 async def test_export_works_at_the_selected_call(make_app, tmp_path):
     app = make_app(DEMO_CHAT)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
         app.show_call(3)
         await settle(app, pilot)
@@ -157,7 +157,7 @@ async def test_the_calls_follow_a_version_switch(make_app):
         return str(app.query_one(SummaryBar).render())
 
     app = make_app(DEMO_CHAT)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
         await pilot.press("less_than_sign", "comma")  # call 59 built under the version at load
         await settle(app, pilot)
@@ -185,7 +185,7 @@ async def test_the_calls_follow_a_version_switch(make_app):
 async def test_one_call_reads_in_the_singular(make_app):
     traps = Path(__file__).resolve().parents[2] / "sample_chats" / "traps.chat"
     app = make_app(traps)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
         text = screen_text(app)
         assert "next call (after 1 call; < steps back)" in text

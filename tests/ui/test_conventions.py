@@ -188,7 +188,7 @@ async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch,
 
     monkeypatch.setattr(app_module, "ChatHistory", Faked)
     app = make_app(chat_path)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)
         assert len(app.rows) == 3
         left, right = split(row_line(app, 1))

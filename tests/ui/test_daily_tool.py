@@ -92,7 +92,7 @@ async def test_filter_by_tool_name(make_app):
 
 async def test_audit_texts_number_messages_like_the_hash_column(make_app):
     app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(139, 50)) as pilot:
         await settle(app, pilot)
         await pilot.press("a")
         await settle(app, pilot)
@@ -138,7 +138,7 @@ async def test_the_banner_names_unknown_roles_before_other_findings(make_app):
 
     traps = Path(__file__).resolve().parents[2] / "sample_chats" / "traps.chat"
     app = make_app(traps)
-    async with app.run_test(size=(200, 40)) as pilot:
+    async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)
         banner = str(app.query_one("#banner").render())
         assert banner.startswith(
@@ -155,7 +155,7 @@ async def test_the_banner_says_a_reopened_export_is_already_a_prepared_prompt(ma
     exported = tmp_path / "demo.prompt.chat"
     exported.write_bytes(prepared_bytes(open_inspection(DEMO, env={}, config_files=[]).prompt(), "chat"))
     app = make_app(exported)
-    async with app.run_test(size=(200, 40)) as pilot:
+    async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)
         banner = str(app.query_one("#banner").render())
         assert banner.startswith(

@@ -39,7 +39,7 @@ async def test_session_opens_with_totals_and_all_three_tiers(make_app):
 
 async def test_rows_show_original_left_and_model_visible_right(make_app):
     app = make_app()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(139, 50)) as pilot:
         await settle(app, pilot)
         left, right = split(row_line(app, 0))
         assert left.startswith("=   0 system") and "You are a debugging agent" in left

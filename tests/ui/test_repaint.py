@@ -110,7 +110,7 @@ async def test_the_strip_line_comes_with_the_chat_and_fills_in_when_its_timeline
 
     monkeypatch.setattr(app_module, "message_tiers", slow_tiers)
     app = make_app(DEMO_CHAT)
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(139, 44)) as pilot:
         while app.rows is None:
             await pilot.pause(0.02)
         await pilot.pause(0.05)

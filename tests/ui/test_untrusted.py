@@ -36,7 +36,7 @@ async def test_markup_and_escapes_are_shown_literally(make_app, write_chat):
 
 async def test_clicking_injected_action_text_does_nothing(make_app, write_chat):
     app = make_app(write_chat(HOSTILE))
-    async with app.run_test(size=(200, 40)) as pilot:
+    async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)
         x = row_line(app, 0).index("[@click")
         await pilot.click(app.view, offset=(x, 0))

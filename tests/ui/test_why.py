@@ -202,7 +202,7 @@ async def test_why_finds_and_applies_an_epoch_setting_fix(make_app, tmp_path):
     chat.write_text(json.dumps(items))
     small = {"epoch_tool_call_threshold": "4", "epoch_full_tool_calls": "2", "epoch_compacted_tool_calls": "3"}
     app = make_app(chat, overrides={**small, "epoch_size": "2"}, strategies="shorten_tools_epoch")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)
         screen = await ask_why(app, pilot, FACT)
         text = screen.list_text
@@ -224,7 +224,7 @@ async def test_why_names_the_parser_trap_that_swallowed_the_text(make_app):
 
     traps = Path(__file__).resolve().parents[2] / "sample_chats" / "traps.chat"
     app = make_app(traps)
-    async with app.run_test(size=(200, 40)) as pilot:
+    async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)
         await ask_why(app, pilot, "This answer is swallowed")
         shown = screen_text(app)
