@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,44 +23,67 @@ class Run:
         return self.stderr.splitlines()
 
 
+# The child reports the high-water RSS of its own address space (VmHWM, reset at exec) on a pipe.
+# The kernel's per-process figure (wait4's ru_maxrss) would not do: exec carries over the forking
+# process's peak, so a child of a 300 MB test worker would "use" 300 MB.
+_BOOT = """
+import os, sys
+fd = int(sys.argv.pop(1))
+def report():
+    try:
+        with open("/proc/self/status") as status:
+            peak = next((line.split()[1] for line in status if line.startswith("VmHWM:")), "")
+        os.write(fd, peak.encode())
+    except OSError:
+        pass
+import atexit
+atexit.register(report)  # SystemExit: the app and bad-usage paths
+real_exit = os._exit
+def leave(code):  # the headless commands leave by os._exit, which skips atexit
+    report()
+    real_exit(code)
+os._exit = leave
+sys.argv[0] = "prompt-inspector"
+from inspector.cli import entry
+entry()
+"""
+
+
 def run_cli(*args, cwd=None, home=None, env=None, timeout: float = 10) -> Run:
-    """The CLI in a child process, its peak RSS read from the kernel's accounting of that one child
-    (``os.wait4``): a hang is killed at ``timeout`` and raises, as ``subprocess.run`` would."""
+    """The CLI's console entry in a child process, which reports its own peak RSS: a hang is killed
+    at ``timeout`` and raises ``subprocess.TimeoutExpired``, as ``subprocess.run`` would."""
     base = {k: v for k, v in os.environ.items() if not k.endswith(("_TOOL_CALLS", "_TOOL_OUTPUTS", "_TOOL_CHARS"))}
     base["PYTHONPATH"] = str(ROOT)
     base["HOME"] = str(home or cwd or ROOT)
     base.update(env or {})
-    command = [sys.executable, "-m", "inspector", *map(str, args)]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd or ROOT, env=base)
-    streams: dict[str, bytes] = {}
-
-    def drain(name: str, pipe) -> None:
-        streams[name] = pipe.read()  # both at once: a child filling one pipe never waits on the other
-
-    readers = [threading.Thread(target=drain, args=item) for item in (("out", child.stdout), ("err", child.stderr))]
-    for reader in readers:
-        reader.start()
-    killed = threading.Event()
-
-    def kill() -> None:
-        killed.set()
-        child.kill()
-
-    killer = threading.Timer(timeout, kill)
-    killer.start()
+    read_end, write_end = os.pipe()
+    command = [sys.executable, "-c", _BOOT, str(write_end), *map(str, args)]
     try:
-        _, status, usage = os.wait4(child.pid, 0)
+        child = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd or ROOT,
+            env=base,
+            pass_fds=(write_end,),
+        )
+        os.close(write_end)
+        write_end = -1
+        try:
+            out, err = child.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            raise
+        peak = os.read(read_end, 64).decode()
     finally:
-        killer.cancel()
-    child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-    for reader in readers:
-        reader.join()
-    child.stdout.close()
-    child.stderr.close()
-    if killed.is_set():
-        raise subprocess.TimeoutExpired(command, timeout)
-    stdout, stderr = (streams[name].decode("utf-8", "replace") for name in ("out", "err"))
-    return Run(child.returncode, stdout, stderr, usage.ru_maxrss / 1024)
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
+    if not peak.isdigit():  # every exit path reports; a silent child means the measure broke
+        raise AssertionError(f"the child reported no peak RSS ({peak!r}); exit {child.returncode}")
+    stdout, stderr = (stream.decode("utf-8", "replace") for stream in (out, err))
+    return Run(child.returncode, stdout, stderr, int(peak) / 1024)
 
 
 def run_here(*args, cwd=None, home=None, env=None) -> Run:
