@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from textual._compositor import Compositor
 from textual.worker import WorkerCancelled
 
 from inspector.ui.app import InspectorApp
@@ -33,6 +34,26 @@ HOSTILE = [
 def isolated_config(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def frames_go_nowhere(request, monkeypatch):
+    """A headless pilot's frames are composed and thrown away: skip composing them (about half of a
+    pilot test's CPU). Nothing a test reads changes: the screen is read from ``export_screenshot``,
+    which renders the whole screen itself (``full=True``), and rows from the widgets' ``render_line``.
+    What a widget learns while drawing (the key bar's spans) is learnt at that read instead. Tests marked
+    ``frames`` keep Textual's frames: the mouse on the key bar, the layouts, untrusted text."""
+    if request.node.get_closest_marker("frames"):
+        return
+    compose = Compositor.render_update
+
+    def render_update(self, full=False, screen_stack=None, simplify=False):
+        if full:
+            return compose(self, full=full, screen_stack=screen_stack, simplify=simplify)
+        self._dirty_regions.clear()
+        return None  # what App._display takes for "nothing to update"
+
+    monkeypatch.setattr(Compositor, "render_update", render_update)
 
 
 @pytest.fixture

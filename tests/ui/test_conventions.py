@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from textual.command import CommandPalette
 
 from inspector.core.model import Consumed, Finding, Message
@@ -60,6 +61,7 @@ async def test_the_key_bar_follows_the_focus(make_app):
             assert (app.focused.id, key_bar(app)) == (focused, shown), keys
 
 
+@pytest.mark.frames
 async def test_a_click_on_a_key_in_the_key_bar_runs_it_and_the_key_under_the_mouse_is_lit(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -79,6 +81,7 @@ async def test_a_click_on_a_key_in_the_key_bar_runs_it_and_the_key_under_the_mou
         assert len(app.query(KeyBar)) == 1 and not bar.children
 
 
+@pytest.mark.frames
 async def test_on_a_narrow_terminal_the_palette_key_keeps_the_right_end_and_opens_on_a_click(make_app):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:

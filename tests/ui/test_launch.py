@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from inspector.cli.main import main
 from inspector.ui.widgets.summary import Banner, SummaryBar
 
@@ -100,6 +102,7 @@ async def test_a_failed_reload_keeps_the_app_and_the_last_good_rows(make_app, wr
         assert "hello" in row_line(app, 0)
 
 
+@pytest.mark.frames
 async def test_layout_at_80x24(make_app):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -113,6 +116,7 @@ async def test_layout_at_80x24(make_app):
         assert app.query_one("#detail").size.height >= 5
 
 
+@pytest.mark.frames
 async def test_layout_at_200x60_shows_the_editor(make_app):
     app = make_app()
     async with app.run_test(size=(200, 60)) as pilot:

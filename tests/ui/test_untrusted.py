@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from inspector.ui.widgets.detail import DetailPane
 
 from .conftest import HOSTILE, row_line, screen_text, settle, split
 
 CONTROLS = {chr(c) for c in range(0x20)} - {"\n"} | {"\x7f"}
+
+pytestmark = pytest.mark.frames  # untrusted text through Textual's own frames too
 
 
 async def test_markup_and_escapes_are_shown_literally(make_app, write_chat):
