@@ -27,7 +27,7 @@ class Run:
 # The kernel's per-process figure (wait4's ru_maxrss) would not do: exec carries over the forking
 # process's peak, so a child of a 300 MB test worker would "use" 300 MB.
 _BOOT = """
-import os, sys
+import atexit, os, sys
 fd = int(sys.argv.pop(1))
 def report():
     try:
@@ -36,14 +36,12 @@ def report():
         os.write(fd, peak.encode())
     except OSError:
         pass
-import atexit
 atexit.register(report)  # SystemExit: the app and bad-usage paths
 real_exit = os._exit
 def leave(code):  # the headless commands leave by os._exit, which skips atexit
     report()
     real_exit(code)
 os._exit = leave
-sys.argv[0] = "prompt-inspector"
 from inspector.cli import entry
 entry()
 """
@@ -67,19 +65,16 @@ def run_cli(*args, cwd=None, home=None, env=None, timeout: float = 10) -> Run:
             env=base,
             pass_fds=(write_end,),
         )
-        os.close(write_end)
-        write_end = -1
+    finally:
+        os.close(write_end)  # the child holds its own copy: the read below ends when the child does
+    with os.fdopen(read_end, "rb") as report:
         try:
             out, err = child.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             child.kill()
             child.communicate()
             raise
-        peak = os.read(read_end, 64).decode()
-    finally:
-        os.close(read_end)
-        if write_end >= 0:
-            os.close(write_end)
+        peak = report.read().decode()
     if not peak.isdigit():  # every exit path reports; a silent child means the measure broke
         raise AssertionError(f"the child reported no peak RSS ({peak!r}); exit {child.returncode}")
     stdout, stderr = (stream.decode("utf-8", "replace") for stream in (out, err))

@@ -38,7 +38,7 @@ def isolated_config(tmp_path, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def frames_go_nowhere(request, monkeypatch):
-    """A headless pilot's frames are composed and thrown away: skip composing them (about half of a
+    """A headless pilot's frames are composed and thrown away: skip composing them (about 40% of a
     pilot test's CPU). Nothing a test reads changes: the screen is read from ``export_screenshot``,
     which renders the whole screen itself (``full=True``), and rows from the widgets' ``render_line``.
     What a widget learns while drawing (the key bar's spans) is learnt at that read instead. Tests marked
