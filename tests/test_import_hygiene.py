@@ -133,3 +133,41 @@ def test_no_private_name_imported_across_packages():
             if private and source_package != package:
                 crossing.append(f"{name}:{line}: from {source} import {taken}")
     assert crossing == []
+
+
+def private_textual_uses(source: str, pilot: bool) -> list[str]:
+    """What a test module takes from Textual's or Rich's private side: an import of a ``_`` module or
+    name; in a pilot test (``pilot``) also any ``_`` attribute, since there the objects are Textual's."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in {"textual", "rich"}:
+            names = [*str(node.module).split("."), *(alias.name for alias in node.names)]
+            if any(name.startswith("_") for name in names):
+                found.append(f"{node.lineno}: from {node.module} import {', '.join(a.name for a in node.names)}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] in {"textual", "rich"} and any(part.startswith("_") for part in parts):
+                    found.append(f"{node.lineno}: import {alias.name}")
+        elif pilot and isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            found.append(f"{node.lineno}: .{node.attr}")
+    return found
+
+
+def test_the_private_use_finder_finds_them():
+    source = "from textual._compositor import Compositor\nimport rich._loop\nfrom textual.app import App\napp._driver\n"
+    assert private_textual_uses(source, pilot=True) == [
+        "1: from textual._compositor import Compositor",
+        "2: import rich._loop",
+        "4: ._driver",
+    ]
+    assert private_textual_uses(source, pilot=False) == private_textual_uses(source, pilot=True)[:2]
+
+
+def test_tests_use_no_private_textual_name():
+    """Tests hold to Textual's public API, so a Textual upgrade breaks only what the app itself uses."""
+    found = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        pilot = "ui" in path.relative_to(ROOT / "tests").parts[:-1]
+        found += [f"{path.relative_to(ROOT)}:{use}" for use in private_textual_uses(path.read_text("utf-8"), pilot)]
+    assert found == []

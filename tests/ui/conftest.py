@@ -9,7 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from textual._compositor import Compositor
+from textual.app import App
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.worker import WorkerCancelled
 
 from inspector.ui.app import InspectorApp
@@ -38,22 +41,33 @@ def isolated_config(tmp_path, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def frames_go_nowhere(request, monkeypatch):
-    """A headless pilot's frames are composed and thrown away: skip composing them (about 40% of a
-    pilot test's CPU). Nothing a test reads changes: the screen is read from ``export_screenshot``,
-    which renders the whole screen itself (``full=True``), and rows from the widgets' ``render_line``.
-    What a widget learns while drawing (the key bar's spans) is learnt at that read instead. Tests marked
+    """A headless pilot composes frames that no terminal shows: draw them blank (drawing was about 40% of
+    a pilot test's CPU). Only public names are touched: ``Widget.render_lines`` (the Line API's entry,
+    which every widget's drawing goes through) and ``App.export_screenshot``. Nothing a test reads
+    changes: the screen is read from ``export_screenshot``, which draws every widget for real (a line
+    not drawn since it changed is still marked dirty), and rows from the widgets' ``render_line``. What a
+    widget learns while drawing (the key bar's spans) is learnt at that read instead. Tests marked
     ``frames`` keep Textual's frames: the mouse on the key bar, the layouts, untrusted text."""
     if request.node.get_closest_marker("frames"):
         return
-    compose = Compositor.render_update
+    draw, screenshot = Widget.render_lines, App.export_screenshot
+    reading = 0
 
-    def render_update(self, full=False, screen_stack=None, simplify=False):
-        if full:
-            return compose(self, full=full, screen_stack=screen_stack, simplify=simplify)
-        self._dirty_regions.clear()
-        return None  # what App._display takes for "nothing to update"
+    def render_lines(self: Widget, crop: Region) -> list[Strip]:
+        if reading:
+            return draw(self, crop)
+        return [Strip.blank(crop.width)] * crop.height
 
-    monkeypatch.setattr(Compositor, "render_update", render_update)
+    def export_screenshot(self: App, *args, **kwargs) -> str:
+        nonlocal reading
+        reading += 1
+        try:
+            return screenshot(self, *args, **kwargs)
+        finally:
+            reading -= 1
+
+    monkeypatch.setattr(Widget, "render_lines", render_lines)
+    monkeypatch.setattr(App, "export_screenshot", export_screenshot)
 
 
 @pytest.fixture
