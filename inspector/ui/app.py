@@ -83,6 +83,8 @@ from .widgets.thresholds import CHAT_CHOICE, ThresholdEditor
 
 NEEDS_CHAT = {a.action.split("(")[0] for a in APP_ACTIONS} - {"quit", "help", "reload", "notes"}
 QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
+FOCUS_KEYS = ("tab", "shift+tab")
+TAB_LOST = 0.5  # seconds after which a Tab that no binding took stops holding the keys typed after it
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
 
 
@@ -180,7 +182,12 @@ class InspectorApp(App):
         self.strategy_choices = [CHAT_CHOICE, *known_strategies()]
         self.notices: list[str] = []  # every notification's text, oldest first (tests read it)
         self.early_keys: list[events.Key] = []  # typed before the chat was on screen; replayed after
-        self.held_keys: list[events.Key] | None = None  # typed while the focus moves (see focus_then_replay)
+        # keys typed while the focus moves (see focus_then_replay); those typed before it that reached the
+        # widget losing the focus and came back unhandled; the moves under way; a Tab not yet handled
+        self.held_keys: list[events.Key] | None = None
+        self.returned_keys: list[events.Key] = []
+        self.landing = 0
+        self.pending_tab: events.Key | None = None
         # model calls: the chat's history, the call on screen (None: the whole chat, i.e. the next call)
         self.history: ChatHistory | None = None
         self.call: int | None = None
@@ -193,11 +200,10 @@ class InspectorApp(App):
         self._strip_timer: Timer | None = None
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and await self._held(event):
+            return
         # Keys typed while the first load runs would find nothing to act on and be lost: keep them
         # (quitting still works at once) and replay them, in order, once the rows are on screen.
-        if isinstance(event, events.Key) and self.held_keys is not None:
-            self.held_keys.append(event)
-            return
         if (
             isinstance(event, events.Key)
             and self.rows is None
@@ -208,6 +214,49 @@ class InspectorApp(App):
             self.early_keys.append(event)
             return
         await super().on_event(event)
+
+    async def _held(self, key: events.Key) -> bool:
+        """Whether ``key`` waits for the focus to move (kept to be replayed in order), or was handled here.
+
+        A key reaches the focused widget's queue at once, so the keys typed after one that moves the
+        focus are already in the old widget's queue when it takes effect. A key that comes back
+        unhandled (``is_forwarded``) while a move is under way typed before the move; a fresh one, after.
+        Tab is held for too: its binding runs only when it comes back from the field it leaves, and
+        the keys behind it must reach the field it moves to (`5 Tab 7` typed fast).
+        """
+        if key.is_forwarded:
+            if key is self.pending_tab:
+                self.pending_tab = None
+                if not self.landing:
+                    await super().on_event(key)  # the focus moves now
+                    # what the keys before it posted (a choice's Changed) is handled before those after it
+                    self.call_after_refresh(self._release_if_done)
+                    return True
+            if self.landing:
+                self.returned_keys.append(key)
+                return True
+            return False
+        if self.held_keys is not None:
+            self.held_keys.append(key)
+            return True
+        if key.key in FOCUS_KEYS and self.rows is not None:
+            self.held_keys, self.pending_tab = [], key
+            self.set_timer(TAB_LOST, lambda: self._tab_lost(key))
+        return False
+
+    def _tab_lost(self, key: events.Key) -> None:
+        """A Tab some widget took for itself never comes back: stop waiting for it."""
+        if self.pending_tab is key:
+            self.pending_tab = None
+            self._release_if_done()
+
+    def _landed(self) -> None:
+        self.landing -= 1
+        self._release_if_done()
+
+    def _release_if_done(self) -> None:
+        if not self.landing and self.pending_tab is None:
+            self.release_held_keys()
 
     def open_prompt_bar(self, mode: str, value: str | None = None) -> None:
         bar = self.query_one(PromptBar)
@@ -221,25 +270,31 @@ class InspectorApp(App):
         it are already queued: they are held and replayed once the focus is there, so a burst
         like `t 150000` or `/needle` types into the field, not into the list.
         """
-        if self.held_keys is None:  # already holding (a dialog opening): keep what it holds
-            self.held_keys = []
+        self._hold()
 
         def land() -> None:
             widget.focus()
-            self.call_after_refresh(self.release_held_keys)
+            self.call_after_refresh(self._landed)
 
         self.call_after_refresh(land)
 
+    def _hold(self) -> None:
+        self.landing += 1
+        if self.held_keys is None:  # already holding (a dialog opening, a Tab): keep what it holds
+            self.held_keys = []
+
     def release_held_keys(self) -> None:
-        held, self.held_keys = self.held_keys or [], None
+        """Replay what was held, in the order typed: the keys that came back from the old widget were all
+        typed before the ones held as they arrived."""
+        held = [*self.returned_keys, *(self.held_keys or [])]
+        self.returned_keys, self.held_keys = [], None
         for key in held:
             self.post_message(events.Key(key.key, key.character))
 
     def push_dialog(self, screen: Screen, callback) -> None:
         """Open a dialog; keys typed while it opens (`e` then a path, `p` then a name) are held and
         replayed once its field has the focus, instead of landing on the list or the first button."""
-        if self.held_keys is None:
-            self.held_keys = []
+        self._hold()
         self.push_screen(screen, callback)
         tries = [50]  # a dialog that never mounts must not hold the keys for ever
 
@@ -249,7 +304,7 @@ class InspectorApp(App):
                 self.call_after_refresh(land)
                 return
             # its on_mount asked for the focus (app.call_later): replayed after that has run
-            self.call_after_refresh(self.release_held_keys)
+            self.call_after_refresh(self._landed)
 
         self.call_after_refresh(land)
 

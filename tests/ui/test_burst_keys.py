@@ -203,3 +203,47 @@ async def test_keys_typed_while_the_presets_dialog_opens_reach_its_name_field(ma
         assert isinstance(screen, PresetsScreen)
         assert screen.query_one("#preset-name").value == "widr"
         assert "widr" in screen_text(app)
+
+
+EDITOR_FIELDS = ("full_tool_calls", "full_tool_outputs", "max_tool_calls")
+
+
+async def typed_in_the_editor(make_app, keys: list[str], burst: bool) -> tuple[str | None, dict[str, str]]:
+    """The focused widget and the first fields' texts after ``keys``, typed in a burst or one at a time."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        if burst:
+            queue_keys(app, keys)
+        else:
+            for key in keys:
+                await pilot.press(key)
+                await settle(app, pilot)
+        await settle(app, pilot, app.debounce + 0.05)
+        values = {key: app.editor.query_one(f"#th-{key}", Input).value for key in EDITOR_FIELDS}
+        assert all(app.thresholds[key] == int(value) for key, value in values.items())
+        return app.focused.id if app.focused else None, values
+
+
+async def test_keys_after_a_tab_in_a_burst_reach_the_field_it_moves_to(make_app):
+    keys = ["t", "backspace", "5", "tab", "7", "tab", "backspace", "backspace", "3", "shift+tab", "1"]
+    slow = await typed_in_the_editor(make_app, keys, burst=False)
+    # the fields keep their cursor at the end (no select on focus): the 7 and the 1 are appended
+    assert slow == (
+        "th-full_tool_outputs",
+        {"full_tool_calls": "5", "full_tool_outputs": "1071", "max_tool_calls": "3"},
+    )
+    assert await typed_in_the_editor(make_app, keys, burst=True) == slow
+
+
+async def test_keys_after_a_tab_in_a_burst_reach_the_next_field_of_a_dialog(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        # e opens the export dialog in the path; shift+Tab back to the formats, the next one, Tab to the path
+        queue_keys(app, ["e", "shift+tab", "down", "enter", "tab", *"-v2"])
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+        assert screen.query_one("#path", Input).value == "debug_session.prompt.jsonl-v2"
+        assert app.focused is screen.query_one("#path")
