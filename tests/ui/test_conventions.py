@@ -74,6 +74,10 @@ async def test_a_click_on_a_key_in_the_key_bar_runs_it_and_the_key_under_the_mou
         assert bar.hovered == shown
         lit = [seg.text for seg in bar.render_line(0) if seg.style and seg.style.bgcolor != bar.rich_style.bgcolor]
         assert "".join(lit).strip() == "t Thresholds"  # only the key under the mouse
+        await pilot.hover("#view")
+        await pilot.pause()
+        assert bar.hovered is None  # the mouse left the bar: no key is lit
+        assert all(seg.style.bgcolor == bar.rich_style.bgcolor for seg in bar.render_line(0) if seg.style)
         await pilot.click(KeyBar, offset=(start, 0))
         await settle(app, pilot)
         assert app.editor.has_class("-open") and app.focused.id == "th-full_tool_calls"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from textual import events
+from textual import events, on
 from textual.content import Content
 from textual.screen import Screen
 from textual.style import Style
@@ -108,7 +108,8 @@ class KeyBar(Widget, can_focus=False):
     def key_at(self, x: int) -> ShownKey | None:
         return next((shown for start, end, shown in self.spans if start <= x < end), None)
 
-    def on_click(self, event: events.Click) -> None:
+    @on(events.Click)
+    def _click(self, event: events.Click) -> None:
         shown = self.key_at(event.x)
         if shown is None:
             return
@@ -117,10 +118,12 @@ class KeyBar(Widget, can_focus=False):
         else:
             self.app.bell()
 
-    def on_mouse_move(self, event: events.MouseMove) -> None:
+    @on(events.MouseMove)
+    def _moved(self, event: events.MouseMove) -> None:
         self._hover(self.key_at(event.x))
 
-    def on_leave(self) -> None:
+    @on(events.Leave)
+    def _left(self, event: events.Leave) -> None:
         self._hover(None)
 
     def _hover(self, shown: ShownKey | None) -> None:
