@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual import events
+
 from inspector.core.analysis.sweep import SweepRow, axis, sweep
 from inspector.core.inspection import open_inspection
 from inspector.ui.widgets.sweep_chart import COLUMNS, chart_lines, compact, count, marker_column, sparkline
@@ -69,6 +71,14 @@ def test_chart_pieces():
     assert sparkline([0, 4, 8]) == "▁▅█" and sparkline([5, 5]) == "██" and sparkline([0, 0]) == "▁▁"
     assert sparkline([216_588, 217_838]) == "██"  # scaled from zero: a 0.5 % change is not a cliff
     assert compact(105_561) == "105,561" and compact(12_345_678) == "12.35M"
+    assert [compact(n) for n in (999_994_999, 999_995_000, 4_200_000_000_000, 10**18, int("9" * 400))] == [
+        "999.99M",
+        "1.00G",
+        "4.20T",
+        "1.0e18",
+        "9.9e399",
+    ]
+    assert compact(10**1200 + 7) == "1e1200" and all(len(compact(10**k - 1)) <= 7 for k in range(1, 1300))
     assert count(9_999) == "9999" and count(17_920) == "18k" and count(120_400) == "120k"
     rows = [SweepRow(v, 1, 0, 0, v, v // 4) for v in (0, 10, 20)]
     assert marker_column(rows, 14) == 1 and marker_column(rows, 500) == 2
@@ -77,3 +87,22 @@ def test_chart_pieces():
     assert chart_lines("max_tool_calls", 0, [], None) == ["sweep max_tool_calls: nothing to chart"]
     error = [SweepRow(3, 0, 0, 0, 0, 0, "boom")]
     assert "scout-ai raises" in chart_lines("max_tool_calls", 3, error, error[0])[-1]
+
+
+async def test_a_value_of_hundreds_of_digits_is_charted_in_the_same_columns(make_app):
+    app = make_app(overrides={"full_tool_outputs": "9" * 400})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t", "tab")  # to full_tool_outputs: its chart has the 400-digit value
+        await settle(app, pilot)
+        assert app.focused.id == "th-full_tool_outputs"
+        text = chart(app)
+        assert text.startswith("full_tool_outputs 0..54")
+        assert "▶ 9.9e399   103    0   13 216,588" in text
+        assert app.editor.chart.size.height == len(text.splitlines())  # no row wraps
+        field = app.editor.query_one("#th-full_tool_outputs")
+        field.value = ""
+        field.post_message(events.Paste("7" * 500))  # pasted: typed key by key it re-plans 500 times
+        await settle(app, pilot, app.debounce + 0.05)
+        assert field.value == "7" * 500 and app.thresholds["full_tool_outputs"] == int("7" * 500)
+        assert "▶ 7.7e499   103    0   13 216,588" in chart(app)

@@ -7,6 +7,8 @@ in a worker (core.sweep) and hands them down; this widget only draws them.
 
 from __future__ import annotations
 
+import math
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -17,9 +19,28 @@ TABLE_ROWS = 5  # sampled values besides the current one
 COLUMNS = 24  # values charted: fits the editor (38 cells, less border, padding and scrollbar)
 
 
+UNITS = ((6, "M"), (9, "G"), (12, "T"), (15, "P"))
+
+
 def compact(n: int) -> str:
-    """At most 7 cells: 105,561 or 12.35M (a 20,000-message chat has tens of millions of characters)."""
-    return f"{n:,}" if n < 1_000_000 else f"{n / 1_000_000:.2f}M"
+    """At most 7 cells for any integer: 105,561, 12.35M, 4.20T, then 9.9e399 (a 20,000-message chat has
+    tens of millions of characters; a threshold can have hundreds of digits). Integer arithmetic only:
+    a float overflows past about 1e308."""
+    if n < 1_000_000:
+        return f"{n:,}"
+    for power, unit in UNITS:
+        hundredths = (n * 100 + 10**power // 2) // 10**power
+        if hundredths < 100_000:
+            return f"{hundredths // 100}.{hundredths % 100:02d}{unit}"
+    exponent = int(math.log10(n))  # math.log10 takes an int of any size; its rounding is corrected below
+    if 10**exponent > n:
+        exponent -= 1
+    elif 10 ** (exponent + 1) <= n:
+        exponent += 1
+    mantissa = n // 10 ** (exponent - 1)  # the first two digits, truncated
+    if exponent >= 1000:
+        return f"{mantissa // 10}e{exponent}"
+    return f"{mantissa // 10}.{mantissa % 10}e{exponent}"
 
 
 def sparkline(values: list[int]) -> str:
