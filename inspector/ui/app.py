@@ -83,8 +83,9 @@ from .widgets.thresholds import CHAT_CHOICE, ThresholdEditor
 
 NEEDS_CHAT = {a.action.split("(")[0] for a in APP_ACTIONS} - {"quit", "help", "reload", "notes"}
 QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
-FOCUS_KEYS = ("tab", "shift+tab")
-TAB_LOST = 0.5  # seconds after which a Tab that no binding took stops holding the keys typed after it
+# keys whose binding moves the focus (to the next field; out of the editor, the bar, a dialog)
+FOCUS_KEYS = ("tab", "shift+tab", "escape")
+KEY_LOST = 0.5  # seconds after which such a key that no binding took stops holding the keys typed after it
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
 
 
@@ -183,11 +184,11 @@ class InspectorApp(App):
         self.notices: list[str] = []  # every notification's text, oldest first (tests read it)
         self.early_keys: list[events.Key] = []  # typed before the chat was on screen; replayed after
         # keys typed while the focus moves (see focus_then_replay); those typed before it that reached the
-        # widget losing the focus and came back unhandled; the moves under way; a Tab not yet handled
+        # widget losing the focus and came back unhandled; the moves under way; a Tab or Esc not yet handled
         self.held_keys: list[events.Key] | None = None
         self.returned_keys: list[events.Key] = []
         self.landing = 0
-        self.pending_tab: events.Key | None = None
+        self.pending_key: events.Key | None = None
         # model calls: the chat's history, the call on screen (None: the whole chat, i.e. the next call)
         self.history: ChatHistory | None = None
         self.call: int | None = None
@@ -221,12 +222,12 @@ class InspectorApp(App):
         A key reaches the focused widget's queue at once, so the keys typed after one that moves the
         focus are already in the old widget's queue when it takes effect. A key that comes back
         unhandled (``is_forwarded``) while a move is under way typed before the move; a fresh one, after.
-        Tab is held for too: its binding runs only when it comes back from the field it leaves, and
-        the keys behind it must reach the field it moves to (`5 Tab 7` typed fast).
+        Tab and Esc are held for too: their binding runs only when they come back from the field they
+        leave, and the keys behind them must reach where the focus goes (`5 Tab 7`, `5 Esc e` typed fast).
         """
         if key.is_forwarded:
-            if key is self.pending_tab:
-                self.pending_tab = None
+            if key is self.pending_key:
+                self.pending_key = None
                 if not self.landing:
                     await super().on_event(key)  # the focus moves now
                     # what the keys before it posted (a choice's Changed) is handled before those after it
@@ -240,14 +241,14 @@ class InspectorApp(App):
             self.held_keys.append(key)
             return True
         if key.key in FOCUS_KEYS and self.rows is not None:
-            self.held_keys, self.pending_tab = [], key
-            self.set_timer(TAB_LOST, lambda: self._tab_lost(key))
+            self.held_keys, self.pending_key = [], key
+            self.set_timer(KEY_LOST, lambda: self._key_lost(key))
         return False
 
-    def _tab_lost(self, key: events.Key) -> None:
-        """A Tab some widget took for itself never comes back: stop waiting for it."""
-        if self.pending_tab is key:
-            self.pending_tab = None
+    def _key_lost(self, key: events.Key) -> None:
+        """A Tab or Esc some widget took for itself never comes back: stop waiting for it."""
+        if self.pending_key is key:
+            self.pending_key = None
             self._release_if_done()
 
     def _landed(self) -> None:
@@ -255,7 +256,7 @@ class InspectorApp(App):
         self._release_if_done()
 
     def _release_if_done(self) -> None:
-        if not self.landing and self.pending_tab is None:
+        if not self.landing and self.pending_key is None:
             self.release_held_keys()
 
     def open_prompt_bar(self, mode: str, value: str | None = None) -> None:

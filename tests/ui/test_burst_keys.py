@@ -247,3 +247,31 @@ async def test_keys_after_a_tab_in_a_burst_reach_the_next_field_of_a_dialog(make
         assert isinstance(screen, ExportScreen)
         assert screen.query_one("#path", Input).value == "debug_session.prompt.jsonl-v2"
         assert app.focused is screen.query_one("#path")
+
+
+async def test_ctrl_u_and_ctrl_a_in_a_burst_act_where_they_were_typed_and_keys_after_escape_go_on(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        queue_keys(app, ["t", "tab", "ctrl+u", "2", "5"])  # full_tool_outputs showed 10
+        await settle(app, pilot, app.debounce + 0.05)
+        field = app.editor.query_one("#th-full_tool_outputs", Input)
+        assert field.value == "25" and app.thresholds["full_tool_outputs"] == 25
+        queue_keys(app, ["escape", "e", "ctrl+u", *"abc", "ctrl+a", "x", "ctrl+e", "ctrl+w", *"chat.md"])
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+        assert screen.query_one("#path", Input).value == "chat.md"  # ctrl+w took the word xabc
+
+
+async def test_keys_after_escape_in_a_burst_reach_the_list_and_a_dialog_closed_by_it(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        queue_keys(app, ["t", "5", "escape", "G", "k"])  # into the editor, 5, out, to the last row, one up
+        await settle(app, pilot, app.debounce + 0.05)
+        assert app.focused is app.view and app.editor.has_class("-open")  # Esc goes back to the list
+        assert app.thresholds["full_tool_calls"] == 5 and app.view.current_row == 114
+        queue_keys(app, ["e", "x", "escape", "g", *"41", "enter"])  # a dialog opened and closed on the way
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ExportScreen) and app.view.current_row == 41
