@@ -11,7 +11,7 @@ from helpers import budgets, seeds
 
 from inspector.core.calls.find import find_calls
 from inspector.core.calls.history import ChatHistory
-from inspector.core.calls.timeline import message_tiers, text_timelines
+from inspector.core.calls.timeline import CallSettings, message_tiers, text_timelines
 from inspector.core.inspection import inspect_chat
 from inspector.core.io.formats import load_data
 from inspector.core.io.printers import render
@@ -146,6 +146,29 @@ def test_a_message_timeline_equals_the_plan_at_every_call(tmp_path, seed):
                 if m.fields == history.whole.chat.messages[index].fields
             )
             assert tier == inspection.prompt().tier_of(at), (index, line.first + k)
+
+
+@pytest.mark.parametrize("seed", seeds(12, quick=3))
+def test_a_timeline_under_edited_settings_equals_the_history_loaded_with_them(tmp_path, seed):
+    """What the app's strip and Why show after an edit (CallSettings) is what the CLI's --set and
+    --strategies show: every call planned under the edited values."""
+    path = tmp_path / "gen.chat"
+    path.write_text(callgen.scout_chat(300 + seed, messages=60, directives=seed % 4 == 3), encoding="utf-8")
+    history = ChatHistory(path, env=ENVS[seed % 2], config_files=[])
+    edits = {"full_tool_outputs": str(seed % 2), "max_tool_outputs": str(2 + seed % 5), "max_tool_chars": "0"}
+    strategies = "shorten_tools_epoch" if seed % 3 == 2 else None
+    if strategies:  # its own settings, low enough for a 60-message chat
+        edits |= {"epoch_tool_call_threshold": "2", "epoch_full_tool_calls": "1", "epoch_size": "3"}
+    loaded = ChatHistory(path, env=ENVS[seed % 2], config_files=[], overrides=edits, strategies=strategies)
+    settings = CallSettings(loaded.whole.thresholds, strategies)
+    assert settings.thresholds is not None and settings.thresholds.key() != history.whole.thresholds.key()
+    differs = 0
+    for index in range(len(history.whole.chat.messages)):
+        line = message_tiers(history, index, settings=settings)
+        assert line.tiers == message_tiers(loaded, index).tiers, index
+        differs += line.tiers != message_tiers(history, index).tiers
+    if seed < 3:  # the quick seeds' edits change some timelines, so the comparison can fail
+        assert differs
 
 
 def test_the_demo_says_when_the_backoff_was_last_seen():

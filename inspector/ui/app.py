@@ -32,7 +32,7 @@ from textual.worker import Worker, get_current_worker
 
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.live import Follower
-from inspector.core.calls.timeline import message_tiers
+from inspector.core.calls.timeline import CallSettings, message_tiers
 from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
@@ -194,6 +194,7 @@ class InspectorApp(App):
         self.call: int | None = None
         self.call_version = 0
         self.strip_version = 0
+        self.strip_settings: tuple | None = None  # what the strip on screen was planned under
         self.following = follow
         self.follower: Follower | None = None
         self._follow_timer: Timer | None = None
@@ -500,6 +501,8 @@ class InspectorApp(App):
         if version != self.version:
             return  # a newer change: it schedules its own
         self._schedule_detail(0)
+        if self.strip_settings is not None and self._settings_key(self.call_settings()) != self.strip_settings:
+            self._schedule_strip(0)  # the timeline is planned under the edits too
         self.analysis_refresh()
 
     @on(ThresholdEditor.Edited)
@@ -623,7 +626,15 @@ class InspectorApp(App):
                 )
 
         self.push_screen(
-            WhyScreen(text, self.analysis_inspection(), self.replanner(), history=self.history, call=self.call), done
+            WhyScreen(
+                text,
+                self.analysis_inspection(),
+                self.replanner(),
+                history=self.history,
+                call=self.call,
+                settings=self.call_settings(),
+            ),
+            done,
         )
 
     def action_pin_compare(self) -> None:
@@ -1090,10 +1101,19 @@ class InspectorApp(App):
         """Show the chat as it stood before call ``number`` (None: the whole chat); ``row`` selects a row there."""
         self.call_version += 1
         self.version += 1  # a re-plan still queued is for the chat on screen before
-        edited = self.loaded_thresholds is not None and self.thresholds.as_tuple() != self.loaded_thresholds.as_tuple()
+        edited = self.thresholds_edited()
         self._build_call(
             self.history, number, None if edited else "own", self.thresholds, self.strategies, row, self.call_version
         )
+
+    def thresholds_edited(self) -> bool:
+        """Whether the settings on screen differ from the loaded ones: then every call is planned under
+        them; else each call under its own chat's config lines, as scout-ai ran it."""
+        return self.loaded_thresholds is not None and self.thresholds.key() != self.loaded_thresholds.key()
+
+    def call_settings(self) -> CallSettings:
+        """What the strip and Why's timelines plan every call under: what show_call plans a call under."""
+        return CallSettings(self.thresholds if self.thresholds_edited() else None, self.strategies)
 
     @work(thread=True, exclusive=True, group="call", description="showing a model call", exit_on_error=False)
     def _build_call(self, history, number, own, thresholds, strategies, row, version) -> None:
@@ -1216,12 +1236,18 @@ class InspectorApp(App):
             )
             return
         self.strip_version += 1
-        self._build_strip(history, index, self.strip_version)
+        settings = self.call_settings()
+        self.strip_settings = self._settings_key(settings)
+        self._build_strip(history, index, settings, self.strip_version)
+
+    @staticmethod
+    def _settings_key(settings: CallSettings) -> tuple:
+        return (settings.thresholds.key() if settings.thresholds is not None else None, settings.strategies)
 
     @work(thread=True, exclusive=True, group="strip", description="the message's timeline", exit_on_error=False)
-    def _build_strip(self, history, index: int, version: int) -> None:
+    def _build_strip(self, history, index: int, settings: CallSettings, version: int) -> None:
         worker = get_current_worker()
-        line = message_tiers(history, index, lambda: worker.is_cancelled)
+        line = message_tiers(history, index, lambda: worker.is_cancelled, settings)
         if not worker.is_cancelled:
             self.post_message(StripReady(index, line, version))
 

@@ -190,3 +190,20 @@ async def test_one_call_reads_in_the_singular(make_app):
         text = screen_text(app)
         assert "next call (after 1 call; < steps back)" in text
         assert "#0 over 1 call ▕=▏ sent at call 1, to the last" in text
+
+
+async def test_why_and_the_strip_plan_every_call_under_the_edited_thresholds(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(139, 44)) as pilot:
+        await settle(app, pilot)
+        app.set_threshold("full_tool_outputs", 54, "why fix", delay=0)  # what why's fix [1] sets
+        await settle(app, pilot)
+        app.go_to_row(4)
+        await settle(app, pilot)
+        # the CLI says the same: why demo.chat 'reconnect_backoff_ms: 7350' --timeline --set full_tool_outputs=54
+        assert app.query_one("#strip").text.endswith("▏ sent at calls 2-60, to the last")
+        app.open_why("reconnect_backoff_ms: 7350")
+        await settle(app, pilot)
+        text = app.screen.list_text
+        assert "calls: written before call 2; still sent at the last call (60)" in text
+        assert "truncated" not in text.split("calls:")[1].splitlines()[0]

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import inspector.ui.app as app_module
 import inspector.ui.widgets.thresholds as thresholds_module
+from inspector.core.calls.history import ChatHistory
+from inspector.core.calls.timeline import message_tiers
 from inspector.core.inspection import Inspection
 
 from .conftest import settle
@@ -24,7 +26,7 @@ def summary(app) -> str:
     return str(app.query_one("#summary").render())
 
 
-async def test_a_threshold_change_repaints_list_and_totals_and_keeps_the_strip(make_app):
+async def test_a_threshold_change_repaints_list_and_totals_and_the_strip_follows_it(make_app):
     app = make_app(DEMO_CHAT)
     async with app.run_test(size=(140, 44)) as pilot:
         await settle(app, pilot)
@@ -38,7 +40,18 @@ async def test_a_threshold_change_repaints_list_and_totals_and_keeps_the_strip(m
         await settle(app, pilot)
         assert "=67 ✂23 ✗26 ⊘67 │ tool chars 217,314 -> 44,786" in summary(app)
         assert app.view.current_row == 4 and "row 4 " in app.query_one("#status").text
-        assert strip.text == before and app.strip_version == built  # the same row: its timeline is not redone
+        # the timeline is planned under the edit too: the CLI's `--set max_tool_chars=5000` history says the same
+        await settle(app, pilot)
+        assert app.strip_version == built + 1
+        assert strip.text.startswith(
+            "#4 over 60 calls ▕=====✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✗✗✗✗✗✗✗▏ sent at calls 2-46, cut from 12,"
+        )
+        edited = ChatHistory(DEMO_CHAT, overrides={"max_tool_chars": "5000"}, config_files=[], env={})
+        assert message_tiers(edited, 4).tiers == message_tiers(app.history, 4, settings=app.call_settings()).tiers
+        assert app.thresholds["full_tool_calls"] == 0
+        app.apply_thresholds(app.thresholds.with_value("full_tool_calls", 0, "edited"), None, delay=0)
+        await settle(app, pilot)
+        assert app.strip_version == built + 1  # a re-plan under the same values does not redo the timeline
 
 
 async def test_values_set_at_once_reach_the_editor_with_their_plan_or_after_a_moment(make_app, monkeypatch):

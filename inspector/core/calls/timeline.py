@@ -18,9 +18,19 @@ from inspector.core.analysis.visibility import survives
 from inspector.core.calls.history import ChatHistory
 from inspector.core.model import Message
 from inspector.core.scout import decision as d
+from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts
 from inspector.core.yielding import pause_if_due
+
+
+@dataclass(frozen=True, slots=True)
+class CallSettings:
+    """What every call is planned under; a field left None is each call's own (its chat's config lines,
+    its chat's choice of strategies), as scout-ai ran it. The app passes its edits here."""
+
+    thresholds: Thresholds | None = None
+    strategies: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +94,14 @@ class Timeline:
         return out
 
 
-def message_tiers(history: ChatHistory, index: int, cancelled: Callable[[], bool] | None = None) -> Timeline:
-    """The tier of message ``index`` of the whole chat at every call that could send it.
+def message_tiers(
+    history: ChatHistory,
+    index: int,
+    cancelled: Callable[[], bool] | None = None,
+    settings: CallSettings | None = None,
+) -> Timeline:
+    """The tier of message ``index`` of the whole chat at every call that could send it, under
+    ``settings`` (None: each call under its own chat's, as scout-ai ran it).
 
     An old message of a large chat is decided at tens of thousands of calls (a few hundred ms): the
     loop pauses now and then for the app's keys, and stops when ``cancelled()`` says so (the line is
@@ -95,35 +111,41 @@ def message_tiers(history: ChatHistory, index: int, cancelled: Callable[[], bool
     line = Timeline(index, first)
     if first is None:
         return line
-    fast = _fast_walker(history)
+    settings = settings or CallSettings()
+    fast = _fast_walker(history, settings)
     for number in range(first, len(history) + 1):
         if not number & 255:
             pause_if_due()
             if cancelled is not None and cancelled():
                 return line
-        tier = fast(number, index) if fast is not None else _tier_slow(history, number, index)
+        tier = fast(number, index) if fast is not None else _tier_slow(history, number, index, settings)
         line.tiers.append(tier)
         line.visible.append(tier in (d.FULL, d.TRUNCATED))
     return line
 
 
 def text_timelines(
-    history: ChatHistory, text: str, *, regex: bool = False, ignore_case: bool = False
+    history: ChatHistory,
+    text: str,
+    *,
+    regex: bool = False,
+    ignore_case: bool = False,
+    settings: CallSettings | None = None,
 ) -> tuple[list[Occurrence], list[Timeline]]:
     """Every occurrence of ``text`` in the whole chat, and per occurrence whether each call was sent it."""
     whole = history.whole
     result = trace(whole, text, regex=regex, ignore_case=ignore_case)
     occurrences = [o for o in result.occurrences if o.message is not None]
-    return occurrences, [occurrence_timeline(history, o) for o in occurrences]
+    return occurrences, [occurrence_timeline(history, o, settings) for o in occurrences]
 
 
-def occurrence_timeline(history: ChatHistory, occurrence: Occurrence) -> Timeline:
+def occurrence_timeline(history: ChatHistory, occurrence: Occurrence, settings: CallSettings | None = None) -> Timeline:
     """Per call, whether the model was sent this occurrence (a truncated message may have lost it)."""
     whole = history.whole
     index = occurrence.message
     if index is None:  # consumed before the strategies: no call was ever sent it
         return Timeline(-1, None)
-    line = message_tiers(history, index)
+    line = message_tiers(history, index, settings=settings)
     content = whole.chat.messages[index].fields.get("content")
     cut_keeps: bool | None = None
     for k, tier in enumerate(line.tiers):
@@ -158,29 +180,32 @@ def decision_at(history: ChatHistory, number: int, index: int) -> d.Decision | N
     return None if at is None else history.at(number).prompt().decision(at)
 
 
-def _tier_slow(history: ChatHistory, number: int, index: int) -> str:
+def _tier_slow(history: ChatHistory, number: int, index: int, settings: CallSettings) -> str:
     at = index_at(history, number, index)
-    return d.CONSUMED if at is None else history.at(number).prompt().tier_of(at)
+    if at is None:
+        return d.CONSUMED
+    return history.at(number).prompt(settings.thresholds, settings.strategies).tier_of(at)
 
 
 def _same(a: Message, b: Message) -> bool:
     return a.line == b.line and a.source == b.source and a.line is not None and a.fields == b.fields
 
 
-def _fast_walker(history: ChatHistory) -> Callable[[int, int], str] | None:
+def _fast_walker(history: ChatHistory, settings: CallSettings) -> Callable[[int, int], str] | None:
     """A function (call, index) -> tier when every cut chat is a prefix under the same plain shorten_tools."""
     whole = history.whole
-    if whole.facts is None or parse_spec(whole.strategy_spec) != ["shorten_tools"]:
+    spec = settings.strategies if settings.strategies is not None else whole.strategy_spec
+    if whole.facts is None or parse_spec(spec) != ["shorten_tools"]:
         return None
     if whole.chat.format == "scout" and not history.plain:
         return None
-    facts = whole.facts
-    values = whole.thresholds.as_tuple()
+    facts = whole.facts_for(whole.version_for(spec))
+    values = (settings.thresholds or whole.thresholds).as_tuple()
 
     def tier(number: int, index: int) -> str:
         count = history.response_index(number)
         if count is None:
-            return _tier_slow(history, number, index)
+            return _tier_slow(history, number, index, settings)
         return tier_in_prefix(facts, count, index, values)
 
     return tier

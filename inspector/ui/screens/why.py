@@ -11,6 +11,7 @@ Everything shown comes from the chat, so it goes in as Content through one_line.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -35,6 +36,9 @@ from ..messages import report_failure
 from ..results import ApplyFix, JumpTo, JumpToCall
 from ..widgets.dual_view import GLYPHS
 from .base import Dialog
+
+if TYPE_CHECKING:  # the timelines' module is imported when they are first computed
+    from inspector.core.calls.timeline import CallSettings
 
 MAX_SHOWN = 200  # occurrences listed (and searched for fixes); a common word can occur thousands of times
 HINT = (
@@ -109,9 +113,11 @@ class WhyScreen(Dialog):
         ignore_case: bool = False,
         history=None,
         call: int | None = None,
+        settings: CallSettings | None = None,
     ):
         super().__init__()
         self.history, self.call = history, call  # the chat's model calls, and the call on screen
+        self.settings = settings  # what the timelines plan every call under (the app's edits)
         self.timelines: dict[int, tuple[str, int | None]] = {}
         self.text, self.inspection, self.replanner = text, inspection, replanner
         self.regex, self.ignore_case = regex, ignore_case
@@ -180,7 +186,7 @@ class WhyScreen(Dialog):
                 continue
             if whole[index] is not mine[index] and whole[index].fields != mine[index].fields:
                 continue  # not the same message in the whole chat (a chat pre-processed differently)
-            line = occurrence_timeline(self.history, o)
+            line = occurrence_timeline(self.history, o, self.settings)
             out[index] = (sentence(self.history, line), line.last_seen)
         return out
 
