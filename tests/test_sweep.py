@@ -18,6 +18,13 @@ def test_parse_range_includes_stop():
     assert parse_range("MAX_TOOL_CHARS=1_000:3,000:1000") == ("max_tool_chars", [1000, 2000, 3000])
     assert parse_range("max_tool_calls=3:4") == ("max_tool_calls", [3, 4])
     assert parse_range("max_tool_calls=0:9:4")[1] == [0, 4, 8]
+    ratio = "epoch_increment_compacted_growth_ratio"
+    assert parse_range(f"{ratio}=0.1:0.3:0.1") == (ratio, [0.1, 0.2, 0.3])  # counted in decimals: 0.3 is in
+    assert parse_range(f"{ratio}=1:2") == (ratio, [1.0, 2.0]) and parse_range(f"{ratio}=1e0:2e0:5e-1")[1] == [
+        1.0,
+        1.5,
+        2.0,
+    ]
     for bad in (
         "full_tool_outputs",
         "nope=1:2",
@@ -25,6 +32,9 @@ def test_parse_range_includes_stop():
         "full_tool_outputs=5:1",
         "full_tool_outputs=0:5:0",
         "full_tool_outputs=a:b",
+        "full_tool_outputs=0.5:2",
+        "epoch_increment_compacted_growth_ratio=0.5:x",
+        "epoch_increment_compacted_growth_ratio=2:1",
     ):
         with pytest.raises(UsageError):
             parse_range(bad)

@@ -192,3 +192,30 @@ def test_sweep_and_diff_vary_epoch_settings(tmp_path):
             environ=BASE,
         ).stdout
     )
+
+
+def test_sweep_and_diff_take_the_growth_ratio_as_a_decimal_like_set(tmp_path):
+    chat = _epoch_chat(tmp_path)
+    key = "epoch_increment_compacted_growth_ratio"
+    common = ["--strategies", "shorten_tools_epoch_increment", "--no-scout-config"]
+    r = run_cli("sweep", chat, "--vary", f"{key}=0.5:2:0.5", "--format", "json", *common, environ=BASE)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [row["value"] for row in rows] == [0.5, 1.0, 1.5, 2.0]
+    for row in rows:  # each row is what --set gives at that value
+        one = run_cli(
+            "sweep", chat, "--vary", f"{key}={row['value']}:{row['value']}", "--format", "json", *common, environ=BASE
+        )
+        explain = json.loads(
+            run_cli("explain", chat, "--set", f"{key}={row['value']}", "--format", "json", *common, environ=BASE).stdout
+        )
+        assert json.loads(one.stdout) == [row]
+        assert row["truncated"] == explain["summary"]["tiers"]["truncated"]
+    r = run_cli("diff", chat, "--a", f"{key}=0.5", "--b", f"{key}=3.5", *common, environ=BASE)
+    assert r.returncode == 0, r.stderr
+    assert f"A: {key}=0.5 " in r.stdout and f"B: {key}=3.5 " in r.stdout
+    assert "same setting" not in r.stderr  # 0.5 and 3.5 are two settings, even when they plan alike
+    r = run_cli("sweep", chat, "--vary", f"{key}=x:2", *common, environ=BASE)
+    assert r.returncode == 2 and r.stderr.strip().endswith(f"error: {key} needs a number, got 'x'")
+    r = run_cli("sweep", chat, "--vary", "max_tool_chars=1.5:2", *common, environ=BASE)
+    assert r.returncode == 2 and "max_tool_chars needs an integer, got '1.5'" in r.stderr

@@ -13,8 +13,8 @@ from inspector.core.scout.totals import Totals
 from .output import emit, note, scout_error, short_int, to_json
 
 
-def assignments(groups: list[list[str]], flag: str) -> dict[str, int]:
-    out: dict[str, int] = {}
+def assignments(groups: list[list[str]], flag: str) -> dict[str, int | float]:
+    out: dict[str, int | float] = {}
     for item in (x for group in groups for x in group):
         key, sep, value = item.partition("=")
         key = key.strip().lower()
@@ -54,7 +54,7 @@ def run(args, inspection) -> int:
     base = inspection.thresholds
     a = apply(base, assignments(args.a, "--a"))
     b = apply(base, assignments(args.b, "--b"))
-    if a.as_ints() == b.as_ints():  # a diff of a setting with itself: say why it is empty
+    if a.key() == b.key():  # a diff of a setting with itself: say why it is empty
         note("A and B are the same setting, so nothing differs; give --a and/or --b, e.g. --b max_tool_chars=50000")
     result = compare(inspection, a, b)
     if args.format == "json":

@@ -13,7 +13,17 @@ from typing import Any
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.scout.prepare import Prompt, prepare_prompt
-from inspector.core.scout.settings import EPOCH_KEYS, KEYS, SETTING_KEYS, Source, Thresholds, ruby_to_i, shown
+from inspector.core.scout.settings import (
+    EPOCH_KEYS,
+    FLOAT_KEYS,
+    KEYS,
+    SETTING_KEYS,
+    Source,
+    Thresholds,
+    ruby_to_f,
+    ruby_to_i,
+    shown,
+)
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
 from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
@@ -41,7 +51,7 @@ class Replanner:
         other._cache = self._cache
         return other
 
-    def values_for(self, key: str, value: int, base: Thresholds | None = None) -> tuple[int | float, ...]:
+    def values_for(self, key: str, value: int | float, base: Thresholds | None = None) -> tuple[int | float, ...]:
         """Every setting with ``key`` set to ``value`` (max_tool_outputs following when it does)."""
         return (base or self.base).with_value(key, value).key()
 
@@ -76,7 +86,7 @@ class Replanner:
                 self._cache[every] = found
         return found
 
-    def at(self, key: str, value: int, base: Thresholds | None = None, cache: bool = True) -> Prompt:
+    def at(self, key: str, value: int | float, base: Thresholds | None = None, cache: bool = True) -> Prompt:
         return self.prompt(self.values_for(key, value, base), cache)
 
     def current(self) -> Prompt:
@@ -100,17 +110,22 @@ def output_count(inspection: Inspection) -> int:
     return outs[-1] if outs else 0
 
 
-def parse_value(key: str, text: str) -> int:
-    """A threshold value typed for a sweep or a comparison: a plain integer (``_`` and ``,`` allowed)."""
+def parse_value(key: str, text: str) -> int | float:
+    """A threshold value typed for a sweep or a comparison: a plain integer (``_`` and ``,`` allowed), or
+    for a ratio read with to_f (FLOAT_KEYS) a decimal number, as ``--set`` takes them."""
     if key not in SETTING_KEYS:
         raise UsageError(f"unknown setting {key!r}; known: {', '.join(SETTING_KEYS)}")
     cleaned = text.strip().replace(",", "").replace("_", "")
+    if key in FLOAT_KEYS:
+        if not re.fullmatch(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?", cleaned, re.ASCII):
+            raise UsageError(f"{key} needs a number, got {shown(text)}")
+        return ruby_to_f(cleaned)
     if not re.fullmatch(r"[+-]?[0-9]+", cleaned, re.ASCII):
         raise UsageError(f"{key} needs an integer, got {shown(text)}")
     return ruby_to_i(cleaned)  # any length (past 4,000 digits: the largest 4,000-digit number, as for --set)
 
 
-def apply(base: Thresholds, assignments: dict[str, int]) -> Thresholds:
+def apply(base: Thresholds, assignments: dict[str, int | float]) -> Thresholds:
     """``base`` with several values changed; max_tool_calls first, so an explicit max_tool_outputs wins."""
     out = base
     for key in sorted(assignments, key=lambda k: k != "max_tool_calls"):

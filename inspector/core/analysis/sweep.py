@@ -6,7 +6,9 @@ edited; each row matches what `explain --set KEY=VALUE` reports for that value.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from inspector.core.analysis.replan import Replanner, output_count, parse_value, prompt_chars
@@ -21,7 +23,7 @@ MAX_VALUES = 100_000  # a typo in STEP should not plan for an hour
 
 @dataclass(frozen=True, slots=True)
 class SweepRow:
-    value: int
+    value: int | float  # a float for a ratio (FLOAT_KEYS)
     messages: int  # messages sent (full + truncated; 0 when scout-ai raises)
     truncated: int
     dropped: int
@@ -41,7 +43,7 @@ class SweepRow:
         }
 
 
-def parse_range(spec: str) -> tuple[str, list[int]]:
+def parse_range(spec: str) -> tuple[str, list[int | float]]:
     """``KEY=START:STOP:STEP`` (STEP defaults to 1) to the key and its values, STOP included."""
     key, sep, rest = spec.partition("=")
     key = key.strip().lower()
@@ -58,6 +60,13 @@ def parse_range(spec: str) -> tuple[str, list[int]]:
         raise UsageError(f"--vary STEP must be positive, got {step}")
     if stop < start:
         raise UsageError(f"--vary STOP ({stop}) is below START ({start})")
+    if isinstance(start, float) or isinstance(stop, float) or isinstance(step, float):
+        # a ratio: counted in decimals, so 0.5:2:0.5 ends at 2.0 whatever binary floats make of 0.1 steps
+        first, last, by = (Decimal(repr(float(x))) for x in (start, stop, step))
+        count = int((last - first) // by) + 1
+        if count > MAX_VALUES:
+            raise UsageError(f"--vary gives {count:,} values; at most {MAX_VALUES:,} (use a larger STEP)")
+        return key, [float(first + i * by) for i in range(count)]
     count = (stop - start) // step + 1
     if count > MAX_VALUES:
         raise UsageError(f"--vary gives {count:,} values; at most {MAX_VALUES:,} (use a larger STEP)")
@@ -67,7 +76,7 @@ def parse_range(spec: str) -> tuple[str, list[int]]:
 def sweep(
     inspection: Inspection,
     key: str,
-    values: list[int],
+    values: Sequence[int | float],
     base: Thresholds | None = None,
     replanner: Replanner | None = None,
 ) -> list[SweepRow]:

@@ -22,10 +22,12 @@ COLUMNS = 24  # values charted: fits the editor (38 cells, less border, padding 
 UNITS = ((6, "M"), (9, "G"), (12, "T"), (15, "P"))
 
 
-def compact(n: int) -> str:
+def compact(n: int | float) -> str:
     """At most 7 cells for any integer: 105,561, 12.35M, 4.20T, then 9.9e399 (a 20,000-message chat has
     tens of millions of characters; a threshold can have hundreds of digits). Integer arithmetic only:
-    a float overflows past about 1e308."""
+    a float overflows past about 1e308. A ratio (FLOAT_KEYS) is a float: 3 significant digits."""
+    if isinstance(n, float):
+        return f"{n:.3g}"
     if n < 1_000_000:
         return f"{n:,}"
     for power, unit in UNITS:
