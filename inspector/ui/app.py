@@ -1327,8 +1327,6 @@ class InspectorApp(App):
                 return False
             if action in ("next_match", "prev_match") and not self.view.search_hits:
                 return None  # shown greyed out
-            if action == "focus_compare" and self.compare_panel.pinned is None:
-                return None
         return not (action == "reload" and len(self.screen_stack) > 1)
 
 

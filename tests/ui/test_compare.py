@@ -54,9 +54,9 @@ async def test_compare_list_jumps_and_b_again_unpins(make_app):
         await pilot.press("b")
         await settle(app, pilot)
         assert app.compare_panel.pinned is None and not app.compare_panel.display
-        await pilot.press("c")  # nothing pinned: greyed out, nothing happens
-        await pilot.pause()
-        assert app.focused is app.view
+        await pilot.press("c")  # nothing pinned: it says what to do first
+        await settle(app, pilot)
+        assert app.focused is app.view and app.notices[-1] == "pin the current thresholds as A first (b)"
 
 
 async def test_compare_follows_reset(make_app):
