@@ -68,6 +68,15 @@ class Inspection:
     def injected_for(self, version: versions.ScoutVersion) -> list[Message] | None:
         return self.inbox().messages if version.passes_save_file else None
 
+    def restore_version(self, name: str | None) -> None:
+        """Back to the version the inspection started with: ``name`` when one was given, else (None) the
+        one inferred from the strategies in force, as at load (the app's reset)."""
+        if name is not None:
+            self.set_version(name)
+            return
+        self.version = versions.infer(_names(self.strategies if self.strategies is not None else self.chat.strategies))
+        self.version_given = False
+
     def set_version(self, name: str) -> None:
         """Run this scout-ai version's prompt layer from now on (the app's version switch)."""
         self.version = versions.get(name) or self.version

@@ -153,6 +153,7 @@ class InspectorApp(App):
     ):
         super().__init__()
         self.scout_version = scout_version
+        self.initial_scout_version = scout_version  # what u goes back to (None: inferred, as at load)
         self.path = str(path) if path is not None else None
         self.label = label or self.path or "(no file)"
         self.overrides, self.config_files, self.env = overrides or {}, config_files, env
@@ -923,8 +924,13 @@ class InspectorApp(App):
 
     def action_reset_thresholds(self) -> None:
         if self.loaded_thresholds is not None:
+            if self.scout_version != self.initial_scout_version and self.inspection is not None:
+                self.inspection.restore_version(self.initial_scout_version)
+                if self.history is not None:
+                    self.history.restore_version(self.initial_scout_version)
+                self.scout_version = self.initial_scout_version
             self.apply_thresholds(self.loaded_thresholds, self.initial_strategies)
-            self.notify("thresholds reset to the loaded values")
+            self.notify("thresholds, strategies and scout-ai version reset to the loaded ones")
 
     def action_presets(self) -> None:
         def picked(result: PresetChoice | None) -> None:

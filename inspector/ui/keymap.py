@@ -43,7 +43,7 @@ APP_ACTIONS = (
         "scout-ai version",
         "switch the scout-ai version whose prompt layer runs (seed, 1.2.6, 2.1)",
     ),
-    Action("u", "reset_thresholds", "Reset", "reset thresholds and strategies to the loaded values"),
+    Action("u", "reset_thresholds", "Reset", "reset thresholds, strategies and scout-ai version to the loaded ones"),
     Action("p", "presets", "Presets", "save or load a named threshold set"),
     Action(
         "K", "copy_settings", "Copy settings", "copy the settings in force as scout etc/config lines (key value prompt)"

@@ -106,3 +106,21 @@ async def test_a_strategy_picked_with_the_editor_open_adds_its_rows_with_their_v
         app.set_strategies(None)  # back to the chat's choice: the five rows again, the epoch ones hidden
         await settle(app, pilot, app.debounce + 0.1)
         assert _shown(app) == list(app.active_keys(None))
+
+
+async def test_u_after_s_and_V_goes_back_to_the_loaded_strategies_and_version(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        loaded = str(app.query_one(SummaryBar).render()).splitlines()
+        totals = app.totals
+        await pilot.press("s")
+        await settle(app, pilot, app.debounce + 0.1)
+        await pilot.press("V")
+        await settle(app, pilot, app.debounce + 0.1)
+        assert "scout-ai 1.2.6" in str(app.query_one(SummaryBar).render())
+        await pilot.press("u")
+        await settle(app, pilot, app.debounce + 0.1)
+        assert str(app.query_one(SummaryBar).render()).splitlines() == loaded
+        assert app.totals == totals and app.strategies is None and app.scout_version is None
+        assert app.notices[-1] == "thresholds, strategies and scout-ai version reset to the loaded ones"

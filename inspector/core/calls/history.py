@@ -430,6 +430,12 @@ class ChatHistory:
         for inspection in self._cache.values():
             inspection.set_version(name)
 
+    def restore_version(self, name: str | None) -> None:
+        """Back to the version given at start (None: each inspection's inferred one), as set_version goes."""
+        self.whole.restore_version(name)
+        for inspection in self._cache.values():
+            inspection.restore_version(name)
+
     def at(self, number: int) -> Inspection:
         """The inspection of the chat as it stood just before call ``number``."""
         known = self._cache.get(number)
