@@ -7,6 +7,7 @@ cell of the call on screen is shown in reverse. Text is plain Content, never mar
 
 from __future__ import annotations
 
+from textual import events, on
 from textual.content import Content
 from textual.widget import Widget
 
@@ -37,7 +38,8 @@ def strip_cells(tiers: list[str | None], width: int) -> list[tuple[int, int, str
 
 class CallStrip(Widget):
     DEFAULT_CSS = """
-    CallStrip { height: 1; width: 1fr; background: $boost; color: $text; padding: 0 1; display: none; }
+    CallStrip { height: 1; width: 1fr; background: $boost; color: $text; padding: 0 1; display: none;
+                text-wrap: nowrap; text-overflow: ellipsis; }
     CallStrip.-shown { display: block; }
     """
 
@@ -45,10 +47,17 @@ class CallStrip(Widget):
         super().__init__(**kwargs)
         self.content = Content("")
         self.text = ""
+        self.shown: tuple[str, list[str | None], int | None, str] | None = None  # redrawn at a new width
 
     def show(self, label: str, tiers: list[str | None], current: int | None, note: str) -> None:
-        width = max(10, self.size.width - 2 - len(label) - 3 - min(len(note), 60) - 2)
+        self.shown = (label, tiers, current, note)
+        room = self.size.width - 2  # less the padding
+        width = max(10, room - len(label) - 3 - min(len(note), 60) - 2)
         cells = strip_cells(tiers, width)
+        # on a narrow terminal the note gives way, never the cells (a wrapped line would hide them)
+        space = room - len(label) - 2 - len(cells) - 2
+        if len(note) > space:
+            note = note[: max(0, space - 1)] + "…" if space > 0 else ""
         parts: list[tuple[str, str] | str] = [label + " ▕"]
         for first, last, cell in cells:
             here = current is not None and first <= current <= last
@@ -59,12 +68,19 @@ class CallStrip(Widget):
         self.content = content
         self.refresh()
 
+    @on(events.Resize)
+    def _resized(self, event: events.Resize) -> None:
+        if self.shown is not None:
+            self.show(*self.shown)
+
     def show_text(self, text: str) -> None:
+        self.shown = None
         self.content = Content(text)
         self.text = text
         self.refresh()
 
     def clear(self) -> None:
+        self.shown = None
         self.content = Content("")
         self.text = ""
         self.refresh()

@@ -8,6 +8,7 @@ message sits far below its original), and a search hit in the message is selecte
 
 from __future__ import annotations
 
+from textual import events, on
 from textual.binding import Binding
 from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
@@ -36,6 +37,7 @@ class DetailPane(TextArea):
         self.border_subtitle = "Enter: into it · o original · v model-visible · Home/End"
         self.shown_row: int | None = None
         self.shown_query = ""
+        self.wrapped_for: int | None = None  # the wrap width the text was last wrapped at
 
     # Wrapping costs about 0.3 s per million characters on the UI thread: past this, show the start.
     LIMIT = 400_000
@@ -51,9 +53,24 @@ class DetailPane(TextArea):
             return  # a re-plan that did not change this message: keep the scroll position
         self.shown_row, self.shown_query = row, query
         self.load_text(text)
+        self.wrapped_for = self.wrap_width
         if not (query and self.select_text(query)):
             self.move_cursor((0, 0))
             self.scroll_to(0, 0, animate=False)
+
+    @on(events.Resize)
+    def _resized(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._rewrap_if_stale)
+
+    def _rewrap_if_stale(self) -> None:
+        """TextArea re-wraps in its own resize handler at the width it has then; resized together with
+        the list (a terminal resize, the editor opening) that was still the old one, and a wrapped line
+        lost its middle. Wrapped again once the layout has settled, at the width it now has."""
+        width = self.wrap_width
+        if width != self.wrapped_for:
+            self.wrapped_for = width
+            self.soft_wrap = False  # the public way to re-wrap: each change of soft_wrap wraps anew
+            self.soft_wrap = True
 
     def section_line(self, section: str) -> int | None:
         """The line where the original (``original``) or model-visible (``visible``) part starts."""

@@ -321,6 +321,7 @@ class DualColumnView(ScrollView, can_focus=True):
     def _resize(self, event: events.Resize) -> None:
         self._cache.clear()
         self.virtual_size = Size(0, self.count + len(self.tail))
+        self.call_after_refresh(self.scroll_to_cursor)  # a shorter list must still show the selected row
 
     def part_styles(self) -> dict[str, RichStyle]:
         """Foreground parts of the component styles, computed once per theme, each readable (contrast.py)."""
