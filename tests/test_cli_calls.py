@@ -86,13 +86,13 @@ def test_calls_lists_one_row_per_call(capfdbinary):
     assert lines[1].split() == [
         "call", "index", "line", "messages", "chars", "full", "truncated", "dropped", "error", "undecided", "tool"
     ]  # fmt: skip
-    assert lines[2].split() == ["1", "2", "12", "2", "154", "2", "0", "0", "0", "0", "read_file"]
+    assert lines[2].split() == ["1", "3", "12", "2", "154", "2", "0", "0", "0", "0", "read_file"]
     assert len(lines) == 62
     code, out, _ = run(capfdbinary, "calls", DEMO, "--format", "json")
     rows = json.loads(out)
     assert len(rows) == 60 and rows[29] == {
         "call": 30,
-        "index": 57,
+        "index": 90,
         "line": 192,
         "role": "function_call",
         "messages": 57,
@@ -134,3 +134,18 @@ def test_why_timeline_answers_when_the_model_last_saw_the_backoff(capfdbinary):
     (item,) = json.loads(out)
     assert (item["first_call"], item["last_seen"], item["hidden_from"]) == (2, 29, 30)
     assert item["after"]["call"] == 30 and item["after"]["tier"] == "truncated"
+
+
+@pytest.mark.parametrize("name", ["debug_session.chat", "directives.chat", "traps.chat", "debug_session.json"])
+def test_a_calls_index_is_the_explain_row_of_its_response(capfdbinary, name):
+    """`index` is explain's row number: the explain row it names is the response's line and role."""
+    path = ROOT / "sample_chats" / name
+    code, out, _ = run(capfdbinary, "calls", path, "--format", "json")
+    calls = json.loads(out)
+    explained, out, _ = run(capfdbinary, "explain", path, "--format", "json")
+    assert (code, explained) == (0, 0)
+    rows = json.loads(out)["rows"]
+    assert calls and all(c["index"] is None or rows[c["index"]]["index"] == c["index"] for c in calls)
+    for c in calls:
+        if c["index"] is not None:
+            assert rows[c["index"]]["line"] == c["line"] and rows[c["index"]]["role"] == c["role"], c

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only named in annotations: `prepare --at` need not import the whole history
     from inspector.core.calls.history import ChatHistory
+from inspector.core.numbering import RowNumbers
 from inspector.core.present.cells import cell, table
 from inspector.core.scout import decision as d
 
@@ -32,14 +33,16 @@ def add_at(parser) -> None:
 
 
 def call_rows(history: ChatHistory) -> list[dict]:
+    numbers = RowNumbers.of(history.whole.chat)  # `index` is explain's row number (consumed rows counted)
     rows = []
     for call in history.calls:
         found = history.call_counts(call.number)
         counts = found.counts
+        index = history.response_index(call.number)
         rows.append(
             {
                 "call": call.number,
-                "index": history.response_index(call.number),
+                "index": numbers.row_of_message(index) if index is not None else None,
                 "line": call.line,
                 "role": call.role,
                 "messages": found.visible,
