@@ -203,6 +203,21 @@ def test_an_infinite_number_is_json_generator_error_in_every_printer(name, fmt):
     assert r.stdout == ""
 
 
+@pytest.mark.parametrize("fmt", ["table", "json", "markdown"])
+def test_explain_of_an_infinite_number_says_scout_ai_raises_sending_it(fmt):
+    """A JSON array's 1e400 passes the strategies (the rows are their decisions), but writing the prompt
+    to send it raises: explain exits 3 as prepare does, and its summary carries the error. (The
+    OpenAI and Anthropic files raise earlier, converting their tool calls.)"""
+    name = "infinite_json.json"
+    r = run_here("explain", CORPUS / name, "--format", fmt)
+    assert_clean(r, 3)
+    error = "JSON::GeneratorError: Infinity not allowed in JSON (writing the prompt to send it)"
+    assert r.lines() == [PREFIX + f"{CORPUS / name}: scout-ai would raise {error}"]
+    assert r.stdout
+    if fmt == "json":
+        assert json.loads(r.stdout)["summary"]["error"] == error
+
+
 # -- what reaches the terminal ----------------------------------------------------------------------------------
 def test_escapes_in_a_role_never_reach_stderr_and_a_long_role_is_cut(tmp_path):
     long_role = "\x1b]52;c;aGVsbG8=\x07" + "r" * 100_000

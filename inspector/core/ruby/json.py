@@ -263,6 +263,16 @@ def dumps_messages_chunks(messages: list[dict[str, Any]], end: bytes = b"") -> I
     yield b"]" + end
 
 
+def generator_error(messages: list[dict[str, Any]]) -> RubyJSONError | None:
+    """What ``JSON.generate`` of these messages would raise (None: nothing), without writing them: the
+    checks ``dumps_messages_chunks`` makes before its first piece."""
+    try:
+        next(dumps_messages_chunks(messages))
+    except RubyJSONError as exc:
+        return exc
+    return None
+
+
 def dumps_messages(messages: list[dict[str, Any]]) -> str:
     return dumps_messages_bytes(messages).decode("utf-8", "surrogatepass")
 
