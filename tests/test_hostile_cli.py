@@ -257,3 +257,26 @@ def test_unexpected_errors_are_one_line_and_debug_shows_the_traceback(tmp_path, 
     assert err.splitlines()[-1] == (
         f"{PREFIX}{chat}: unexpected error (RuntimeError: kaput); this is a bug in prompt-inspector, please report it"
     )
+
+
+def test_o_never_replaces_a_file_the_chat_reads(tmp_path):
+    """`-o` onto an imported chat, a `file:` or a file of a `directory:` would change what the chat's next
+    load sends: refused as writing over the chat itself is, and the file is left as it was."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("alpha\n")
+    (tmp_path / "notes.md").write_text("notes\n")
+    (tmp_path / "base.chat").write_text("user:\nfrom the import\n")
+    (tmp_path / "main.chat").write_text("import: base.chat\n\nfile: notes.md\n\ndirectory: docs\n\nuser:\nwhat now?\n")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    for target in ("base.chat", "notes.md", "docs/a.md"):
+        for command in (["prepare", "main.chat"], ["explain", "main.chat"], ["calls", "main.chat"]):
+            r = run_here(*command, "-o", target, cwd=tmp_path)
+            assert_clean(r, 2)
+            assert (
+                r.lines()[-1]
+                == PREFIX + f"{target}: refusing to overwrite a file the chat reads (import:, file: or directory:)"
+            )
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    r = run_here("prepare", "main.chat", "-o", "out.json", cwd=tmp_path)
+    assert_clean(r, 0)
+    assert "from the import" in (tmp_path / "out.json").read_text() and "alpha" in (tmp_path / "out.json").read_text()

@@ -216,6 +216,7 @@ def _run_headless(args: argparse.Namespace) -> int:
                 config_files=config_files(args),
                 scout_version=args.scout_version,
             )
+            args.included = history.whole.chat.read_files  # -o never replaces them
             if args.command == "calls":
                 for warning in history.whole.thresholds.warnings:
                     warn(warning)
@@ -232,6 +233,7 @@ def _run_headless(args: argparse.Namespace) -> int:
                 config_files=config_files(args),
                 scout_version=args.scout_version,
             )
+        args.included = [*getattr(args, "included", ()), *inspection.chat.read_files]  # -o never replaces them
         for warning in inspection.thresholds.warnings:
             warn(warning)
         command = command_module(args.command)

@@ -42,7 +42,8 @@ def emit(args: Namespace, text: str | bytes | Iterable[bytes]) -> None:
     if getattr(args, "output", None):
         from inspector.core.io.atomic import write_atomic
 
-        write_atomic(args.output, data, [args.chat] if getattr(args, "chat", None) else [])
+        chat = [args.chat] if getattr(args, "chat", None) else []
+        write_atomic(args.output, data, chat, getattr(args, "included", ()))
         return
     if _is_terminal():
         from inspector.core.present.sanitize import display_text

@@ -83,6 +83,7 @@ class Chat:
     format: str = "json"
     findings: list[Finding] = field(default_factory=list)
     consumed: list[Consumed] = field(default_factory=list)
+    read_files: list[str] = field(default_factory=list)  # files pre-processing read (import:, file:, directory:)
     # Threshold values set by the chat itself (scout `config:` lines): key -> (raw value, line)
     config: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     strategies: str | None = None  # `prompt_strategies` chosen by the chat, None for the default

@@ -311,6 +311,10 @@ class InspectorApp(App):
 
         self.call_after_refresh(land)
 
+    def read_files(self) -> list[str]:
+        """The files the chat on screen reads (import:, file:, directory:): an export never replaces them."""
+        return self.inspection.chat.read_files if self.inspection is not None else []
+
     def notify(self, message: str, **kwargs) -> None:
         self.notices.append(message)
         super().notify(message, **kwargs)
@@ -913,14 +917,14 @@ class InspectorApp(App):
                 return
             text = as_env(thresholds, keys) if result.fmt == "env" else as_scout_config(thresholds, keys)
             try:  # a few hundred bytes: written at once, atomically, never over the chat
-                path = write_atomic(result.target, text.encode(), [self.path])
+                path = write_atomic(result.target, text.encode(), [self.path], self.read_files())
             except (InputError, OSError) as exc:
                 self.notify(f"settings not saved: {exc}", severity="error", markup=False, timeout=8)
                 return
             kind = "environment" if result.fmt == "env" else "etc/config"
             self.notify(f"saved {len(keys)} {kind} lines to {path.resolve()}", markup=False, timeout=8)
 
-        self.push_screen(SaveSettingsScreen(self.path, len(keys)), picked)
+        self.push_screen(SaveSettingsScreen(self.path, len(keys), included=self.read_files()), picked)
 
     def action_reset_thresholds(self) -> None:
         if self.loaded_thresholds is not None:
@@ -965,7 +969,7 @@ class InspectorApp(App):
             if result is not None:
                 self.export(result)
 
-        self.push_dialog(ExportScreen(self.path), picked)
+        self.push_dialog(ExportScreen(self.path, included=self.read_files()), picked)
 
     @work(thread=True, group="export", description="export", exit_on_error=False)
     def export(self, choice: ExportChoice) -> None:
@@ -975,7 +979,7 @@ class InspectorApp(App):
                 data = prepared_bytes(prompt, choice.fmt)
             else:
                 data = explain_bytes(self.inspection, prompt, choice.fmt)
-            path = write_atomic(choice.target, data, [self.path])
+            path = write_atomic(choice.target, data, [self.path], self.read_files())
         except (InputError, UsageError, OSError) as exc:
             self.call_from_thread(self.notify, f"not exported: {exc}", severity="error", markup=False, timeout=8)
             return

@@ -95,6 +95,28 @@ async def test_export_refuses_the_source_chat(make_app, write_chat, tmp_path):
         assert chat.read_text() == '[{"role": "user", "content": "hi"}]'
 
 
+async def test_export_refuses_a_file_the_chat_reads(make_app, tmp_path):
+    (tmp_path / "notes.md").write_text("notes\n")
+    chat = tmp_path / "main.chat"
+    chat.write_text("file: notes.md\n\nuser:\nwhat now?\n")
+    app = make_app(chat)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await open_export(app, pilot)
+        screen.query_one("#path").value = "notes.md"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen  # no "replace?" question: it is refused at once
+        message = str(screen.query_one("#export-message").render())
+        assert message == "refusing to overwrite a file the chat reads (import:, file: or directory:): notes.md"
+        assert (tmp_path / "notes.md").read_text() == "notes\n"
+        # the core refuses too, whoever asks (an export path the dialog did not check)
+        app.export(ExportChoice("prepare", "json", tmp_path / "notes.md"))
+        await settle(app, pilot)
+        assert app.notices[-1].startswith("not exported: ") and "a file the chat reads" in app.notices[-1]
+        assert (tmp_path / "notes.md").read_text() == "notes\n"
+
+
 async def test_export_asks_before_replacing(make_app, tmp_path):
     target = tmp_path / "out.json"
     target.write_text("keep me")

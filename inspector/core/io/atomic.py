@@ -34,8 +34,14 @@ def _is_alias(path: Path) -> bool:
     return text.startswith(("/dev/", "/proc/"))
 
 
-def write_atomic(target: str | Path, data: bytes | Iterable[bytes], protect: Sequence[str | Path] = ()) -> Path:
-    """Write ``data`` (bytes, or pieces of bytes) to ``target`` (see the module docstring); refuse to replace any file in ``protect``."""
+def write_atomic(
+    target: str | Path,
+    data: bytes | Iterable[bytes],
+    protect: Sequence[str | Path] = (),
+    included: Sequence[str | Path] = (),
+) -> Path:
+    """Write ``data`` (bytes, or pieces of bytes) to ``target`` (see the module docstring); refuse to replace
+    any file in ``protect`` (the chat) or ``included`` (the files it reads: its next load would change)."""
     target = Path(target)
     try:
         info = os.stat(target)  # follows links: what the name leads to is what counts
@@ -46,6 +52,9 @@ def write_atomic(target: str | Path, data: bytes | Iterable[bytes], protect: Seq
     for path in protect:
         if path is not None and info is not None and same_file(target, path):
             raise InputError("refusing to overwrite the input chat", str(target))
+    for path in included:
+        if info is not None and same_file(target, path):
+            raise InputError("refusing to overwrite a file the chat reads (import:, file: or directory:)", str(target))
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise InputError("is a directory", str(target))
     if (info is not None and not stat.S_ISREG(info.st_mode)) or _is_alias(target):

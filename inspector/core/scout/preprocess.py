@@ -54,6 +54,7 @@ class _Work:
     findings: list[Finding] = field(default_factory=list)
     config: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     chain: tuple[str, ...] = ()
+    read: list[str] = field(default_factory=list)  # the files it read (imports, file:, directory:)
     synthetic_key: tuple[Any, ...] | None = (
         None  # the parser's leading empty message: never in the file, never reported
     )
@@ -110,6 +111,7 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
             )
         try:
             text, note = read_chat_file(found)
+            work.read.append(found)
         except Refused as exc:
             if exc.errno in _RUBY_ERRNO:
                 # scout-ai's Open.read raises on a directory or an unreadable file
@@ -158,6 +160,7 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
         compiled = compile_chat(new, sub, found)
         work.consumed.extend(sub.consumed)
         work.findings.extend(sub.findings)
+        work.read.extend(sub.read)
         for key, (value, _) in sub.config.items():
             work.config[key] = (value, item.message.line)
         what = {
@@ -356,6 +359,7 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
         try:
             if role == "file":
                 made = [file_message(found, name, item.message)]
+                work.read.append(found)
             else:
                 # `Path.setup(target).glob('**/*')` globs `target.find`: an unlocated (relative) path is found
                 # through the `current` path map, {PWD}/<path>, so the names scout-ai writes are absolute
@@ -394,6 +398,7 @@ def _directory_messages(base: str, name: str, item: Item, work: _Work) -> list[M
             if total >= DIRECTORY_LIMIT:
                 raise Refused(f"past the inspector's {size_text(DIRECTORY_LIMIT)} limit for one directory", path)
             message = file_message(path, path, item.message)
+            work.read.append(path)
         except OSError as exc:
             reason = exc.reason if isinstance(exc, Refused) else f"cannot read ({exc.strerror or exc})"
             work.findings.append(
@@ -600,4 +605,5 @@ def preprocess(chat: Chat, synthetic_first: bool = False) -> None:
         record.before = bisect_left(keys, key)
         chat.consumed.append(record)
     chat.findings.extend(work.findings)
+    chat.read_files.extend(work.read)
     chat.config.update(work.config)

@@ -6,6 +6,7 @@ writers, so the bytes equal ``prompt-inspector prepare``/``explain`` output.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from inspector.core.io.printers import printer_names
@@ -34,8 +35,8 @@ class ExportScreen(WriteDialog):
     RADIO_ID = "what"
     MESSAGE_ID = "export-message"
 
-    def __init__(self, source: str | None, kind: str = "prepare", fmt: str = "json"):
-        super().__init__(source)
+    def __init__(self, source: str | None, kind: str = "prepare", fmt: str = "json", included: Sequence[str] = ()):
+        super().__init__(source, included)
         self.kind, self.fmt = kind, fmt
 
     def heading(self) -> str:

@@ -6,6 +6,7 @@ writes atomically, so the file holds exactly ``thresholds --format scout-config`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..results import SettingsChoice
@@ -26,8 +27,8 @@ class SaveSettingsScreen(WriteDialog):
     RADIO_ID = "format"
     MESSAGE_ID = "settings-message"
 
-    def __init__(self, source: str | None, count: int, fmt: str = "scout-config"):
-        super().__init__(source)
+    def __init__(self, source: str | None, count: int, fmt: str = "scout-config", included: Sequence[str] = ()):
+        super().__init__(source, included)
         self.count, self.fmt = count, fmt
 
     def heading(self) -> str:

@@ -7,7 +7,7 @@ button changes it (``pick``) and what the dialog dismisses with (``choice``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from textual import on
@@ -25,10 +25,13 @@ from .base import Dialog
 from .confirm import ConfirmScreen
 
 
-def ask_target(screen, source: str | None, text: str, done: Callable[[Path], object]) -> None:
+def ask_target(
+    screen, source: str | None, text: str, done: Callable[[Path], object], included: Sequence[str] = ()
+) -> None:
     """Check the path a dialog was given, ask before replacing a file, then call ``done(target)``.
 
-    ``screen`` has ``say(text, error)``; the chat being inspected and directories are refused.
+    ``screen`` has ``say(text, error)``; the chat being inspected, the files it reads (``included``:
+    its next load would change) and directories are refused.
     """
     text = text.strip()
     if not text:
@@ -37,6 +40,9 @@ def ask_target(screen, source: str | None, text: str, done: Callable[[Path], obj
     target = Path(text).expanduser()
     if source and target.exists() and same_file(target, source):
         screen.say(f"refusing to overwrite the chat being inspected: {target}", True)
+        return
+    if target.exists() and any(same_file(target, path) for path in included):
+        screen.say(f"refusing to overwrite a file the chat reads (import:, file: or directory:): {target}", True)
         return
     if target.is_dir():
         screen.say(f"{target} is a directory; give a file name", True)
@@ -61,9 +67,9 @@ class WriteDialog(Dialog):
     RADIO_ID = "format"
     MESSAGE_ID = "write-message"
 
-    def __init__(self, source: str | None):
+    def __init__(self, source: str | None, included: Sequence[str] = ()):
         super().__init__()
-        self.source = source
+        self.source, self.included = source, included
 
     # -- what a subclass says ---------------------------------------------------------
     def heading(self) -> str:
@@ -117,7 +123,7 @@ class WriteDialog(Dialog):
     def _write(self, event) -> None:
         event.stop()
         text = self.query_one("#path", Input).value
-        ask_target(self, self.source, text, lambda target: self.dismiss(self.choice(target)))
+        ask_target(self, self.source, text, lambda target: self.dismiss(self.choice(target)), self.included)
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
