@@ -36,6 +36,15 @@ def test_text_before_any_header_is_a_user_message():
     assert lines("\nhello\nthere\nassistant: hi") == [("user", 2, 3), ("assistant", 4, 4)]
 
 
+def test_a_byte_order_mark_turns_the_first_header_into_text_and_says_so():
+    text = "\ufeffuser:\nhello\n\nassistant:\nhi\n"
+    assert rc(text) == [("user", "\ufeffuser:\nhello"), ("assistant", "hi")]  # Ruby keeps the mark
+    assert kinds(text) == [("byte_order_mark", 1, 0)]
+    assert parse(text).findings[0].message.startswith("the file starts with a byte order mark (U+FEFF)")
+    assert kinds("\ufeffhello\nassistant: hi") == []  # no header to lose: nothing to say
+    assert kinds("user:\n\ufeffhello") == []
+
+
 def test_inline_message_then_text_returns_to_the_last_block_role():
     text = 'assistant:\n\nfunction_call: {"a":1}\ntext after\n'
     assert rc(text) == [("user", ""), ("function_call", '{"a":1}'), ("assistant", "text after")]

@@ -18,6 +18,7 @@ from inspector.core.model import Finding, Message
 
 WS = " \t\n\v\f\r\0"  # Ruby String#strip
 HEADER = re.compile(r"([a-z0-9_]+):(.*)", re.ASCII)
+BOM = "\ufeff"
 ESCAPED = re.compile(r"\\([a-z0-9_]+):", re.ASCII)
 CMD_OPEN = re.compile(r"[^\s]*:-- .* \{\{\{", re.ASCII)
 CMD_OPEN_REWRITE = re.compile(r"[^\s]*:-- (.*) \{\{\{.*", re.ASCII)
@@ -349,6 +350,17 @@ def _parse(text: str, snapshots: bool = False) -> tuple[Parsed, _Parser]:
     parser = _Parser(text)
     if snapshots:
         parser.snapshots = {}
+    if lines and lines[0].startswith(BOM) and HEADER.match(lines[0][1:]):
+        # an editor's byte order mark: Ruby keeps it, so the first header does not match and is text
+        parser.findings.append(
+            Finding(
+                "byte_order_mark",
+                f"the file starts with a byte order mark (U+FEFF), which scout-ai keeps: "
+                f"`{lines[0][1:].split(':')[0]}:` on line 1 is not a header but text of the first message "
+                "(save the file without a BOM)",
+                1,
+            )
+        )
     for number, line in enumerate(lines, 1):
         parser.number = number
         parser.line(line, number)
