@@ -131,6 +131,30 @@ def test_scout_error_invalid_json_names_the_message():
     assert p.messages() == []
 
 
+def test_scout_error_json_nested_past_100_levels_is_nesting_error():
+    """JSON.parse's max_nesting is 100, at every tool message whatever the thresholds (checked with
+    scout-ai's listing under Ruby 3.1, json 2.6.1: "nesting of 101 is too deep"). 100 levels parse."""
+
+    def nested(depth: int, ident: str) -> dict:
+        text = (
+            json.dumps({"name": "t", "content": "x", "id": ident})[:-1] + ', "deep": ' + "[" * depth + "]" * depth + "}"
+        )
+        return {"role": "function_call_output", "content": text}
+
+    brackets = output("t", "b", "[" * 500)  # brackets inside a string do not nest
+    p = plan([{"role": "user", "content": "hi"}, nested(100, "a"), brackets])  # 101 levels
+    assert p.error is not None
+    assert (p.error.index, p.error.exception) == (1, "JSON::NestingError")
+    assert p.error.why == "content is not valid JSON (nesting of 101 is too deep)"
+    assert tiers(p, 3) == ["undecided", "error", "full"]
+    for depth in (99, 100):  # the object itself is level 1: 99 more arrays are 100 levels
+        p = plan([{"role": "user", "content": "hi"}, nested(depth - 1, "a"), brackets])
+        assert p.error is None and tiers(p, 3) == ["full", "full", "full"], depth
+    lenient = {"role": "function_call_output", "content": "/* a comment */" + nested(101, "c")["content"]}
+    p = plan([{"role": "user", "content": "hi"}, lenient])  # the careful path (comments) checks it too
+    assert p.error is not None and p.error.exception == "JSON::NestingError"
+
+
 def test_scout_error_null_arguments_only_in_the_band():
     items = [
         {"role": "function_call", "content": json.dumps({"name": "n", "arguments": None, "id": "k"})},

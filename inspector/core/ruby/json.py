@@ -156,7 +156,7 @@ def _parse_ruby(text: str) -> Any:
     except json_bytes.ParseFailure as exc:
         raise RubyJSONError("JSON::ParserError", str(exc), exc.pos) from None
     except RecursionError:
-        raise RubyJSONError("JSON::NestingError", "nesting too deep") from None
+        raise RubyJSONError("JSON::NestingError", f"nesting of {MAX_NESTING + 1} is too deep") from None
 
 
 def ruby_float(value: float) -> str:
@@ -316,8 +316,8 @@ MAX_NESTING = 100  # JSON.parse's default max_nesting
 def too_deep(text: str, value: Any, limit: int = MAX_NESTING) -> bool:
     """True when Ruby's ``JSON.parse`` would raise NestingError (arrays/objects nested past ``limit``).
 
-    ``parse`` does not check this itself (shorten_tools' reading of it is unchanged); callers
-    that rescue parse errors, as shorten_tools_epoch does, need it.
+    ``parse`` does not check this itself (Python's decoders nest far deeper): shorten_tools' tool facts
+    ask it of every tool message (the seed raises), and the epoch strategies of what they rescue.
     """
     if text.count("[") + text.count("{") <= limit:
         return False  # cheap bound: cannot nest deeper than the brackets it holds

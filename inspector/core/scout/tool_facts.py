@@ -516,6 +516,9 @@ def _scan(messages: Any, indices: Any) -> Any:
         except rubyjson.RubyJSONError as exc:
             fail(index, None, exc.exception, f"content is not valid JSON ({exc})")
             return
+        if rubyjson.too_deep(content, data):  # JSON.parse's max_nesting of 100
+            fail(index, None, "JSON::NestingError", f"content is not valid JSON ({NESTING_MESSAGE})")
+            return
         if type(data) is list:  # Array#values_at wants Integers
             fail(index, data, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
             return
@@ -553,6 +556,9 @@ def _scan(messages: Any, indices: Any) -> Any:
             except strict_errors:
                 pass
             else:
+                if _may_nest_too_deep(content, shape.content if kind == OUTPUT else shape.arguments):
+                    careful(index, kind, content)  # JSON.parse raises NestingError: the careful path says so
+                    continue
                 # shortening cannot raise on an object of arguments, or on an output's string content
                 if kind == CALL:
                     risk_append(memoryview(shape.arguments)[:1] != _BRACE)
@@ -572,6 +578,31 @@ def _scan(messages: Any, indices: Any) -> Any:
                 continue
         careful(index, kind, content)
     return order, kinds, raw, failed_data, failures, maybe_raises, idents
+
+
+NESTING_MESSAGE = f"nesting of {rubyjson.MAX_NESTING + 1} is too deep"  # Ruby's json 2.6.1, word for word
+
+
+def _may_nest_too_deep(content: str, main: msgspec.Raw) -> bool:
+    """Whether strict JSON ``content`` nests arrays and objects past JSON.parse's max_nesting.
+
+    Cheap bounds first: it cannot with 100 brackets or fewer, and those inside the message's main
+    string (an output's content, ``main``) do not nest, which leaves a code listing's brackets out
+    without decoding it. Only what is left is decoded and measured."""
+    limit = rubyjson.MAX_NESTING
+    brackets = content.count("[") + content.count("{")
+    if brackets <= limit:
+        return False
+    text = bytes(main)
+    if text[:1] == b'"':
+        brackets -= text.count(b"[") + text.count(b"{")
+        if brackets <= limit:
+            return False
+    try:
+        value = msgspec.json.decode(content)
+    except msgspec.DecodeError:
+        return True  # valid (the strict check passed), so refused only for its depth, far past 100
+    return rubyjson.too_deep(content, value)
 
 
 class _Identity(msgspec.Struct):
