@@ -159,7 +159,23 @@ def test_sweep_and_diff_vary_epoch_settings(tmp_path):
     # 30 outputs, threshold 5: pinned at 29 for sizes 1 and 3 (1 new + 2 full pairs), at 25 for size 5 (5 + 2);
     # 4 outputs compacted each time (the calls have nothing long enough to cut)
     assert [(row["value"], row["truncated"], row["dropped"]) for row in rows] == [(1, 4, 46), (3, 4, 46), (5, 4, 38)]
-    assert [row["messages"] for row in rows] == [15, 15, 23]
+    # messages sent, the compaction notice included, as explain counts them
+    assert [row["messages"] for row in rows] == [16, 16, 24]
+    for row in rows:
+        r = run_cli(
+            "explain",
+            chat,
+            "--strategies",
+            "shorten_tools_epoch",
+            "--set",
+            f"epoch_size={row['value']}",
+            "--format",
+            "json",
+            "--no-scout-config",
+            *small,
+            environ=BASE,
+        )
+        assert json.loads(r.stdout)["summary"]["visible_messages"] == row["messages"]
     r = run_cli(
         "diff",
         chat,

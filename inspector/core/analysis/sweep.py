@@ -88,14 +88,18 @@ def sweep(
     for value in values:
         prompt = rp.at(key, value, base, cache=False)
         counts = prompt.tier_counts()
-        chars = prompt_chars(prompt)
         if prompt.error is not None:
             rows.append(SweepRow(value, 0, counts[d.TRUNCATED], counts[d.DROPPED], 0, 0, prompt.error.describe()))
             continue
+        if prompt.plan is not None:  # shorten_tools: counted from the plan, inserting nothing
+            sent, chars = counts[d.FULL] + counts[d.TRUNCATED], prompt_chars(prompt)
+        else:  # as explain and diff count them: a compaction notice is sent too
+            totals = prompt.totals()
+            sent, chars = totals.visible_messages, totals.chars_after
         rows.append(
             SweepRow(
                 value,
-                counts[d.FULL] + counts[d.TRUNCATED],
+                sent,
                 counts[d.TRUNCATED],
                 counts[d.DROPPED],
                 chars,
