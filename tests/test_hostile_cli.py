@@ -280,3 +280,22 @@ def test_o_never_replaces_a_file_the_chat_reads(tmp_path):
     r = run_here("prepare", "main.chat", "-o", "out.json", cwd=tmp_path)
     assert_clean(r, 0)
     assert "from the import" in (tmp_path / "out.json").read_text() and "alpha" in (tmp_path / "out.json").read_text()
+
+
+@pytest.mark.parametrize(
+    "args,error",
+    [
+        (["why", "CHAT", ""], "the text to trace is empty"),
+        (["why", "CHAT", "x(", "--regex"], "bad --regex 'x(': missing ), unterminated subpattern at position 1"),
+        (["sweep", "CHAT", "--vary", "full_tool_outputs=5:1"], "--vary STOP (1) is below START (5)"),
+        (["sweep", "CHAT", "--vary", "full_tool_outputs=0:5:0"], "--vary STEP must be positive, got 0"),
+        (["diff", "CHAT", "--b", "max_tool_chars=lots"], "max_tool_chars needs an integer, got 'lots'"),
+    ],
+)
+def test_a_bad_argument_is_one_line_before_the_chat_is_read(args, error):
+    """Checked before loading: no loader note first, and no wait for a large chat (a missing one is not
+    even looked at)."""
+    for chat in ("inspector/demo/demo.chat", "no/such/chat.json"):
+        r = run_here(*[chat if a == "CHAT" else a for a in args])
+        assert_clean(r, 2)
+        assert r.lines() == [PREFIX + error]

@@ -192,6 +192,24 @@ def config_files(args: argparse.Namespace) -> list[Path] | None:
     return None
 
 
+def _check_arguments(args: argparse.Namespace) -> None:
+    """The command's own arguments, checked before the chat is read: a typo is one error line at once,
+    not a wait for a large chat to load and its notes first."""
+    if args.command == "sweep":
+        from inspector.core.analysis.sweep import parse_range
+
+        parse_range(args.vary)
+    elif args.command == "why":
+        from inspector.core.analysis.trace import compile_pattern
+
+        compile_pattern(args.text, args.regex, args.ignore_case)
+    elif args.command == "diff":
+        from .diff import assignments
+
+        assignments(args.a, "--a")
+        assignments(args.b, "--b")
+
+
 def _run_headless(args: argparse.Namespace) -> int:
     from inspector.core.errors import InputError, ScoutRaises, UsageError
     from inspector.core.ruby.json import RubyJSONError
@@ -200,6 +218,7 @@ def _run_headless(args: argparse.Namespace) -> int:
 
     try:
         overrides = parse_assignments(args.sets)
+        _check_arguments(args)
         if args.command == "thresholds":
             return command_module("thresholds").run(args, overrides, config_files(args))
         from inspector.core.inspection import open_inspection
