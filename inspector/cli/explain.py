@@ -6,7 +6,7 @@ from argparse import Namespace
 from typing import Any
 
 from inspector.core.inspection import Inspection
-from inspector.core.present.export import EXPLAIN_FORMATS, explain_chunks, send_error
+from inspector.core.present.export import EXPLAIN_FORMATS, explain_chunks
 
 from .calls import add_at
 from .output import EXIT_OK, emit, scout_error
@@ -31,7 +31,7 @@ def run(args: Namespace, inspection: Inspection) -> int:
     emit(args, explain_chunks(inspection, prompt, args.format, with_audit=args.audit))
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
-    failed = send_error(prompt)
+    failed = prompt.send_error()
     if failed is not None:
         return scout_error(args, f"scout-ai would raise {failed}")
     return EXIT_OK

@@ -50,11 +50,7 @@ class Inspection:
         self.epoch = epoch
         self.config_strategies = config_strategies
         self.version_given = version is not None
-        self.version: versions.ScoutVersion = (
-            version
-            if version is not None
-            else versions.infer(_names(strategies if strategies is not None else chat.strategies))
-        )
+        self.version: versions.ScoutVersion = version if version is not None else self._inferred_version()
         self.facts = facts if facts is not None else ToolFacts(chat.messages, self.version.shortener)
         self._facts_by_shortener: dict[Shortener, ToolFacts] = {self.facts.shortener: self.facts}
         self._inbox: InboxReading | None = None
@@ -74,8 +70,12 @@ class Inspection:
         if name is not None:
             self.set_version(name)
             return
-        self.version = versions.infer(_names(self.strategies if self.strategies is not None else self.chat.strategies))
+        self.version = self._inferred_version()
         self.version_given = False
+
+    def _inferred_version(self) -> versions.ScoutVersion:
+        """The earliest version that has every strategy in force (the given ones, else the chat's)."""
+        return versions.infer(_names(self.strategies if self.strategies is not None else self.chat.strategies))
 
     def set_version(self, name: str) -> None:
         """Run this scout-ai version's prompt layer from now on (the app's version switch)."""

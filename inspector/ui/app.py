@@ -506,7 +506,7 @@ class InspectorApp(App):
         if version != self.version:
             return  # a newer change: it schedules its own
         self._schedule_detail(0)
-        if self.strip_settings is not None and self._settings_key(self.call_settings()) != self.strip_settings:
+        if self.strip_settings is not None and self.call_settings().key() != self.strip_settings:
             self._schedule_strip(0)  # the timeline is planned under the edits too
         self.analysis_refresh()
 
@@ -1247,12 +1247,8 @@ class InspectorApp(App):
             return
         self.strip_version += 1
         settings = self.call_settings()
-        self.strip_settings = self._settings_key(settings)
+        self.strip_settings = settings.key()
         self._build_strip(history, index, settings, self.strip_version)
-
-    @staticmethod
-    def _settings_key(settings: CallSettings) -> tuple:
-        return (settings.thresholds.key() if settings.thresholds is not None else None, settings.strategies)
 
     @work(thread=True, exclusive=True, group="strip", description="the message's timeline", exit_on_error=False)
     def _build_strip(self, history, index: int, settings: CallSettings, version: int) -> None:

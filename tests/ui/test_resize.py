@@ -3,6 +3,7 @@ detail pane wraps at its new width."""
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -12,14 +13,21 @@ from .conftest import screen_text, settle
 DEMO_CHAT = Path(__file__).resolve().parents[2] / "inspector" / "demo" / "demo.chat"
 
 
-async def test_the_selected_row_stays_in_view_and_the_strip_keeps_its_cells(make_app):
+@asynccontextmanager
+async def resized_at(make_app, row: int, width: int, height: int):
+    """The demo at 120x40 with ``row`` selected, then the terminal resized: (app, pilot)."""
     app = make_app(DEMO_CHAT)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        app.go_to_row(150)
+        app.go_to_row(row)
         await settle(app, pilot)
-        await pilot.resize_terminal(80, 24)
+        await pilot.resize_terminal(width, height)
         await settle(app, pilot)
+        yield app, pilot
+
+
+async def test_the_selected_row_stays_in_view_and_the_strip_keeps_its_cells(make_app):
+    async with resized_at(make_app, 150, 80, 24) as (app, pilot):
         lines = screen_text(app).splitlines()
         assert any(line.startswith("= 150 call      read_file") for line in lines)  # the list scrolled to it
         assert " row 150 · 151 of 183 shown" in lines
@@ -34,13 +42,7 @@ async def test_the_selected_row_stays_in_view_and_the_strip_keeps_its_cells(make
 
 @pytest.mark.frames  # Textual's own frames: the stale wrap showed only with them
 async def test_the_detail_pane_wraps_again_at_its_new_width(make_app):
-    app = make_app(DEMO_CHAT)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        app.go_to_row(4)
-        await settle(app, pilot)
-        await pilot.resize_terminal(80, 30)
-        await settle(app, pilot)
+    async with resized_at(make_app, 4, 80, 30) as (app, pilot):
         lines = screen_text(app).splitlines()
         start = lines.index("│ #4  role function_call_output  tool read_file  id call_001  line 14          │")
         assert lines[start + 1 : start + 3] == [

@@ -15,7 +15,7 @@ from inspector.core.analysis.replan import Replanner, output_count, parse_value,
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.scout import decision as d
-from inspector.core.scout.settings import SETTING_KEYS, Thresholds
+from inspector.core.scout.settings import FLOAT_KEYS, SETTING_KEYS, Thresholds
 from inspector.core.scout.totals import estimate_tokens
 
 MAX_VALUES = 100_000  # a typo in STEP should not plan for an hour
@@ -24,7 +24,7 @@ MAX_VALUES = 100_000  # a typo in STEP should not plan for an hour
 @dataclass(frozen=True, slots=True)
 class SweepRow:
     value: int | float  # a float for a ratio (FLOAT_KEYS)
-    messages: int  # messages sent (full + truncated; 0 when scout-ai raises)
+    messages: int  # messages sent, an inserted compaction notice included (0 when scout-ai raises)
     truncated: int
     dropped: int
     chars: int  # characters of every message sent
@@ -60,17 +60,17 @@ def parse_range(spec: str) -> tuple[str, list[int | float]]:
         raise UsageError(f"--vary STEP must be positive, got {step}")
     if stop < start:
         raise UsageError(f"--vary STOP ({stop}) is below START ({start})")
-    if isinstance(start, float) or isinstance(stop, float) or isinstance(step, float):
+    if key in FLOAT_KEYS:
         # a ratio: counted in decimals, so 0.5:2:0.5 ends at 2.0 whatever binary floats make of 0.1 steps
         first, last, by = (Decimal(repr(float(x))) for x in (start, stop, step))
         count = int((last - first) // by) + 1
-        if count > MAX_VALUES:
-            raise UsageError(f"--vary gives {count:,} values; at most {MAX_VALUES:,} (use a larger STEP)")
-        return key, [float(first + i * by) for i in range(count)]
-    count = (stop - start) // step + 1
+    else:
+        count = int((stop - start) // step) + 1  # integers of any length: exact
     if count > MAX_VALUES:
         raise UsageError(f"--vary gives {count:,} values; at most {MAX_VALUES:,} (use a larger STEP)")
-    return key, list(range(start, stop + 1, step))
+    if key in FLOAT_KEYS:
+        return key, [float(first + i * by) for i in range(count)]
+    return key, list(range(int(start), int(stop) + 1, int(step)))
 
 
 def sweep(

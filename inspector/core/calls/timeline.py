@@ -32,6 +32,10 @@ class CallSettings:
     thresholds: Thresholds | None = None
     strategies: str | None = None
 
+    def key(self) -> tuple[object, ...]:
+        """The values it stands for: two settings plan alike when their keys are equal."""
+        return (self.thresholds.key() if self.thresholds is not None else None, self.strategies)
+
 
 @dataclass(frozen=True, slots=True)
 class Span:

@@ -17,7 +17,7 @@ from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.printers import PRINTERS, render_chunks
 from inspector.core.present import explain_report as report
-from inspector.core.ruby.json import RubyJSONError, generator_error
+from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
 
 EXPLAIN_FORMATS = ("table", "json", "markdown")
@@ -58,15 +58,6 @@ def explain_bytes(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: 
     return b"".join(explain_chunks(inspection, prompt, fmt, with_audit))
 
 
-def send_error(prompt: Prompt) -> str | None:
-    """What scout-ai raises writing the prepared prompt to send it (an infinite number such as 1e400,
-    an invalid byte in a string): the call fails though the strategies ran. None: it is sent."""
-    if prompt.error is not None:
-        return None
-    found = generator_error([m.fields for m in prompt.messages()])
-    return None if found is None else f"{found.exception}: {found} (writing the prompt to send it)"
-
-
 def explain_chunks(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> Iterator[bytes]:
     """The explanation report in pieces: rows, the loader's findings and the summary; the audit when asked.
 
@@ -78,7 +69,7 @@ def explain_chunks(inspection: Inspection, prompt: Prompt, fmt: str, with_audit:
         raise UsageError(f"unknown explain format {fmt!r}; known: {', '.join(EXPLAIN_FORMATS)}")
     rows = report.explain_table(inspection, prompt)
     info = report.summary(rows, prompt)
-    if info.error is None and (failed := send_error(prompt)) is not None:
+    if info.error is None and (failed := prompt.send_error()) is not None:
         info = replace(info, error=failed)  # the strategies ran; sending what they prepared raises
     findings = inspection.chat.findings
     audited = audit(inspection, prompt) if with_audit else None

@@ -7,6 +7,7 @@ from typing import Any
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
+from inspector.core.ruby.json import generator_error
 from inspector.core.scout import decision as d
 from inspector.core.scout import versions
 from inspector.core.scout.planner import Planner
@@ -55,6 +56,18 @@ class Prompt:
         self._origins = origins
         self._decisions: list[d.Decision] = decisions or []
         self.error = error
+        self._send_checked = False  # send_error, once asked
+        self._send_error: str | None = None
+
+    def send_error(self) -> str | None:
+        """What scout-ai raises writing the prepared prompt to send it (an infinite number such as 1e400,
+        an invalid byte in a string): the call fails though the strategies ran. None: it is sent.
+        Checked once (explain's report and its exit status both ask)."""
+        if not self._send_checked:
+            found = None if self.error is not None else generator_error([m.fields for m in self.messages()])
+            self._send_checked = True
+            self._send_error = None if found is None else f"{found.exception}: {found} (writing the prompt to send it)"
+        return self._send_error
 
     @property
     def strategy_label(self) -> str:
