@@ -27,6 +27,7 @@ from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.live import Follower
 from inspector.core.calls.timeline import message_tiers
 from inspector.core.present.rows import RowModel, filter_rows, summary_totals
+from inspector.core.setup import Setup
 from inspector.ui.app import InspectorApp
 
 APPEND = (
@@ -42,7 +43,7 @@ def ms(values: list[float]) -> str:
 
 def core(path: Path, label: str) -> None:
     t0 = time.perf_counter()
-    history = ChatHistory(path, config_files=[], env={})
+    history = ChatHistory(path, Setup.of(config_files=[], env={}))
     print(
         f"{label}: {len(history.whole.chat.messages):,} messages, {len(history):,} calls, opened in "
         f"{time.perf_counter() - t0:.2f} s (plain={history.plain})"
@@ -60,7 +61,7 @@ def core(path: Path, label: str) -> None:
         steps.append(time.perf_counter() - t0)
     print(f"  step to another call (cut chat, plan, rows, totals): {ms(steps)}; re-loads {history.reloads}")
     t0 = time.perf_counter()
-    table = call_rows(ChatHistory(path, config_files=[], env={}))
+    table = call_rows(ChatHistory(path, Setup.of(config_files=[], env={})))
     print(f"  the calls table ({len(table):,} rows, as `prompt-inspector calls`): {time.perf_counter() - t0:.2f} s")
     lines = []
     for index in (3, len(history.whole.chat.messages) // 2, len(history.whole.chat.messages) - 40):
@@ -74,7 +75,7 @@ def core(path: Path, label: str) -> None:
 
 
 def follow(path: Path) -> None:
-    history = ChatHistory(path, config_files=[], env={})
+    history = ChatHistory(path, Setup.of(config_files=[], env={}))
     follower = Follower(history)
     times = []
     for n in range(5):

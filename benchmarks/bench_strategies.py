@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bigchat
 
 from inspector.core.inspection import open_inspection
+from inspector.core.setup import Setup
 
 CASES = [
     ("seed", "shorten_tools", "max_tool_chars", [50_000 + 1000 * i for i in range(40)]),
@@ -39,10 +40,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = bigchat.write(Path(folder) / "big.json", args.messages, args.mb)
-        base = open_inspection(path, config_files=[], env={})
+        base = open_inspection(path, Setup.of(config_files=[], env={}))
         print(f"chat: {len(base.chat.messages):,} messages")
         for version, strategy, key, values in CASES:
-            inspection = open_inspection(path, config_files=[], env={}, scout_version=version, strategies=strategy)
+            inspection = open_inspection(path, Setup.of(config_files=[], env={}, version=version, strategies=strategy))
             # small epoch settings so that many epochs pass and the windows are busy
             thresholds = inspection.thresholds
             for k, v in (("epoch_tool_call_threshold", 100), ("epoch_compacted_tool_calls", 400)):

@@ -22,6 +22,7 @@ from inspector.core.analysis.replan import output_count  # noqa: E402
 from inspector.core.analysis.sweep import sweep  # noqa: E402
 from inspector.core.inspection import open_inspection  # noqa: E402
 from inspector.core.scout.settings import KEYS  # noqa: E402
+from inspector.core.setup import Setup  # noqa: E402
 
 TARGET_SECONDS = 5.0
 
@@ -46,7 +47,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = bigchat.write(Path(tmp) / "big.json", args.messages)
         started = time.perf_counter()
-        inspection = open_inspection(path, config_files=[], env={})
+        inspection = open_inspection(path, Setup.of(config_files=[], env={}))
         loaded = time.perf_counter() - started
     print(
         f"chat: {len(inspection.chat.messages):,} messages, {output_count(inspection):,} tool outputs, "

@@ -29,6 +29,7 @@ from inspector.core.analysis.fixes import find_fixes  # noqa: E402
 from inspector.core.analysis.replan import Replanner  # noqa: E402
 from inspector.core.analysis.trace import trace  # noqa: E402
 from inspector.core.inspection import open_inspection  # noqa: E402
+from inspector.core.setup import Setup  # noqa: E402
 
 SMALL = {
     "epoch_tool_call_threshold": "30",
@@ -56,7 +57,7 @@ def main() -> int:
     for version, strategies in (("1.2.6", "shorten_tools_epoch"), ("2.1", "shorten_tools_epoch"), ("2.1", None)):
         for overrides in ({}, SMALL):
             ins = open_inspection(
-                path, config_files=[], env={}, strategies=strategies, scout_version=version, overrides=overrides
+                path, Setup.of(config_files=[], env={}, strategies=strategies, version=version, overrides=overrides)
             )
             for n in markers:
                 for o in trace(ins, chats.marker(n)).occurrences:

@@ -47,6 +47,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import chats  # noqa: E402
 
+from inspector.core.setup import Setup  # noqa: E402
+
 ENV_KEYS = ("FULL_TOOL_CALLS", "FULL_TOOL_OUTPUTS", "MAX_TOOL_CALLS", "MAX_TOOL_OUTPUTS", "MAX_TOOL_CHARS")
 WHY_TIMEOUT = 300.0
 
@@ -118,7 +120,7 @@ def group_engine(path: Path, pairs: int) -> dict:
     from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 
     t0 = time.perf_counter()
-    inspection = open_inspection(path, config_files=[], env={})
+    inspection = open_inspection(path, Setup.of(config_files=[], env={}))
     facts = inspection.facts
     t1 = time.perf_counter()
     ShortenToolsPlan(facts, (0, 10, 40, 40, 100_000)).tier_counts()
@@ -163,7 +165,7 @@ def group_sweep(path: Path, pairs: int) -> dict:
     from inspector.core.inspection import open_inspection
     from inspector.core.scout.settings import KEYS
 
-    inspection = open_inspection(path, config_files=[], env={})
+    inspection = open_inspection(path, Setup.of(config_files=[], env={}))
     outputs = output_count(inspection)
     tool_chars = inspection.facts.prefix[-1]
     start = time.perf_counter()

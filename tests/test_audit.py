@@ -4,6 +4,7 @@ from forget_chats import call, filler, inspection, out
 
 from inspector.core.analysis.audit import audit, error_ends
 from inspector.core.model import Chat, Consumed, Finding, Message
+from inspector.core.setup import Setup
 
 
 def kinds(findings):
@@ -117,8 +118,8 @@ def test_audit_on_the_samples_counts_only_real_lost_turns():
     from inspector.core.inspection import open_inspection
 
     samples = Path(__file__).resolve().parent.parent / "sample_chats"
-    kinds = [f.kind for f in audit(open_inspection(samples / "directives.chat", env={}, config_files=[]))]
+    kinds = [f.kind for f in audit(open_inspection(samples / "directives.chat", Setup.of(env={}, config_files=[])))]
     assert kinds.count("consumed_turns") == 1  # the clear; a plain previous_response_id line is not lost turns
-    session = audit(open_inspection(samples / "debug_session.chat", env={}, config_files=[]))
+    session = audit(open_inspection(samples / "debug_session.chat", Setup.of(env={}, config_files=[])))
     assert not [f for f in session if f.kind == "consumed_turns"]
     assert any(f.kind == "repeated_call" for f in session)

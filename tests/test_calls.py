@@ -16,6 +16,7 @@ from inspector.core.inspection import inspect_chat
 from inspector.core.io.formats import load_data
 from inspector.core.io.printers import render
 from inspector.core.model import Message
+from inspector.core.setup import Setup
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_chats").glob("*.chat"))
@@ -61,7 +62,7 @@ def test_the_tools_a_response_called():
 def _reload(history: ChatHistory, number: int, env, input_format=None):
     """The inspection of the cut chat loaded from its bytes, as `prepare` on that file would."""
     chat = load_data(history.cut_bytes(number), history.path, input_format)
-    return inspect_chat(chat, env=env, config_files=[])
+    return inspect_chat(chat, Setup.of(env=env, config_files=[]))
 
 
 def _same(got, expected) -> None:
@@ -79,7 +80,7 @@ def _same(got, expected) -> None:
 
 
 def _check_every_call(path: Path, env) -> ChatHistory:
-    history = ChatHistory(path, env=env, config_files=[])
+    history = ChatHistory(path, Setup.of(env=env, config_files=[]))
     for number in range(1, len(history) + 1):
         _same(history.at(number), _reload(history, number, env))
     return history
@@ -102,13 +103,13 @@ def test_every_call_of_generated_scout_chats_equals_a_reload(tmp_path, seed):
 def test_plain_chats_take_no_reload_and_directives_do(tmp_path):
     plain = tmp_path / "plain.chat"
     plain.write_text(callgen.scout_chat(5), encoding="utf-8")
-    history = ChatHistory(plain, config_files=[], env={})
+    history = ChatHistory(plain, Setup.of(config_files=[], env={}))
     for number in range(1, len(history) + 1):
         history.at(number)
     assert history.plain and history.reloads == 0
     mixed = tmp_path / "mixed.chat"
     mixed.write_text("user:\n\nhi\n\nassistant:\n\nyes\n\nclear_tools:\n\ntrue\n\nassistant:\n\nno\n", encoding="utf-8")
-    history = ChatHistory(mixed, config_files=[], env={})
+    history = ChatHistory(mixed, Setup.of(config_files=[], env={}))
     assert not history.plain and len(history) == 2
 
 
@@ -117,12 +118,12 @@ def test_json_chats_cut_the_message_list(tmp_path, seed):
     items = json.loads(callgen.json_chat(seed))
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(items), encoding="utf-8")
-    history = ChatHistory(path, env=ENVS[seed % 2], config_files=[])
+    history = ChatHistory(path, Setup.of(env=ENVS[seed % 2], config_files=[]))
     assert len(history) > 0
     for number in range(1, len(history) + 1):
         cut = tmp_path / "cut.json"
         cut.write_text(json.dumps(items[: history.call(number).start]), encoding="utf-8")
-        expected = inspect_chat(load_data(cut.read_bytes(), str(cut)), env=ENVS[seed % 2], config_files=[])
+        expected = inspect_chat(load_data(cut.read_bytes(), str(cut)), Setup.of(env=ENVS[seed % 2], config_files=[]))
         got = history.at(number)
         a, b = got.prompt(), expected.prompt()
         assert render("json", a.messages()) == render("json", b.messages())
@@ -133,7 +134,7 @@ def test_json_chats_cut_the_message_list(tmp_path, seed):
 def test_a_message_timeline_equals_the_plan_at_every_call(tmp_path, seed):
     path = tmp_path / "gen.chat"
     path.write_text(callgen.scout_chat(100 + seed, messages=70, directives=seed % 4 == 3), encoding="utf-8")
-    history = ChatHistory(path, env=ENVS[seed % 2], config_files=[])
+    history = ChatHistory(path, Setup.of(env=ENVS[seed % 2], config_files=[]))
     for index in range(len(history.whole.chat.messages)):
         line = message_tiers(history, index)
         if line.first is None:
@@ -154,12 +155,12 @@ def test_a_timeline_under_edited_settings_equals_the_history_loaded_with_them(tm
     --strategies show: every call planned under the edited values."""
     path = tmp_path / "gen.chat"
     path.write_text(callgen.scout_chat(300 + seed, messages=60, directives=seed % 4 == 3), encoding="utf-8")
-    history = ChatHistory(path, env=ENVS[seed % 2], config_files=[])
+    history = ChatHistory(path, Setup.of(env=ENVS[seed % 2], config_files=[]))
     edits = {"full_tool_outputs": str(seed % 2), "max_tool_outputs": str(2 + seed % 5), "max_tool_chars": "0"}
     strategies = "shorten_tools_epoch" if seed % 3 == 2 else None
     if strategies:  # its own settings, low enough for a 60-message chat
         edits |= {"epoch_tool_call_threshold": "2", "epoch_full_tool_calls": "1", "epoch_size": "3"}
-    loaded = ChatHistory(path, env=ENVS[seed % 2], config_files=[], overrides=edits, strategies=strategies)
+    loaded = ChatHistory(path, Setup.of(env=ENVS[seed % 2], config_files=[], overrides=edits, strategies=strategies))
     settings = CallSettings(loaded.whole.thresholds, strategies)
     assert settings.thresholds is not None and settings.thresholds.key() != history.whole.thresholds.key()
     differs = 0
@@ -172,7 +173,7 @@ def test_a_timeline_under_edited_settings_equals_the_history_loaded_with_them(tm
 
 
 def test_the_demo_says_when_the_backoff_was_last_seen():
-    history = ChatHistory(DEMO, env={}, config_files=[])
+    history = ChatHistory(DEMO, Setup.of(env={}, config_files=[]))
     occurrences, lines = text_timelines(history, "reconnect_backoff_ms: 7350")
     assert [o.message for o in occurrences] == [3]
     line = lines[0]
@@ -219,7 +220,7 @@ def test_shared_rows_and_facts_at_a_call_equal_fresh_ones(tmp_path, seed):
 
     path = tmp_path / "gen.chat"
     path.write_text(callgen.scout_chat(40 + seed), encoding="utf-8")
-    history = ChatHistory(path, env={}, config_files=[])
+    history = ChatHistory(path, Setup.of(env={}, config_files=[]))
     for number in range(1, len(history) + 1):
         inspection = history.at(number)
         shared, fresh = history.rows_at(number, inspection), RowModel(inspection.chat, inspection.facts)
@@ -262,8 +263,10 @@ def _counts_by_prompt(history: ChatHistory, number: int):
 
 
 def _check_counts(path: Path, env) -> ChatHistory:
-    history = ChatHistory(path, env=env, config_files=[])
-    slow = ChatHistory(path, env=env, config_files=[])  # its own facts: no shortening shared with the fast path
+    history = ChatHistory(path, Setup.of(env=env, config_files=[]))
+    slow = ChatHistory(
+        path, Setup.of(env=env, config_files=[])
+    )  # its own facts: no shortening shared with the fast path
     for number in range(1, len(history) + 1):
         got = history.call_counts(number)
         error = got.error.describe() if got.error is not None else None
@@ -300,7 +303,7 @@ def test_the_fast_call_counts_meet_errors_and_the_middle_band(tmp_path, count):
     for seed in range(count):
         path = tmp_path / "gen.chat"
         path.write_text(callgen.scout_chat(200 + seed, meta=seed % 4 != 1), encoding="utf-8")
-        history = ChatHistory(path, env=TIGHT, config_files=[])
+        history = ChatHistory(path, Setup.of(env=TIGHT, config_files=[]))
         for number in range(1, len(history) + 1):
             got = history.call_counts(number)
             seen["fast"] += history._counts_fast is True
@@ -316,7 +319,7 @@ def test_a_message_timeline_stops_when_cancelled(tmp_path):
     for k in range(600):
         messages += [{"role": "user", "content": f"q{k}"}, {"role": "assistant", "content": f"a{k}"}]
     path.write_text(json.dumps(messages), encoding="utf-8")
-    history = ChatHistory(path, env={}, config_files=[])
+    history = ChatHistory(path, Setup.of(env={}, config_files=[]))
     whole = message_tiers(history, 0)
     assert whole.first == 1 and len(whole.tiers) == len(history) == 600
     asked = []

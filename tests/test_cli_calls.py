@@ -12,6 +12,7 @@ from helpers import seeds
 
 from inspector.cli.main import main
 from inspector.core.calls.history import ChatHistory
+from inspector.core.setup import Setup
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "inspector" / "demo" / "demo.chat"
@@ -30,7 +31,7 @@ def run(capfdbinary, *args) -> tuple[int, bytes, str]:
 
 
 def _prepare_at_equals_prepare_of_the_cut_file(capfdbinary, path: Path, numbers) -> None:
-    history = ChatHistory(path, config_files=[])
+    history = ChatHistory(path, Setup.of(config_files=[]))
     cut = path.with_name("cut_" + path.name)  # the same directory: imports and file lines resolve alike
     for number in numbers(len(history)):
         code, out, _ = run(capfdbinary, "prepare", path, "--at", number)

@@ -8,6 +8,7 @@ from inspector.core.analysis.compare import compare
 from inspector.core.analysis.replan import apply
 from inspector.core.inspection import open_inspection
 from inspector.core.scout.tool_facts import chars_of
+from inspector.core.setup import Setup
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_chats" / "debug_session.json"
 
@@ -24,13 +25,13 @@ def brute(ins, a, b):
 
 
 def test_same_settings_no_changes():
-    ins = open_inspection(SAMPLE, config_files=[], env={})
+    ins = open_inspection(SAMPLE, Setup.of(config_files=[], env={}))
     result = compare(ins, ins.thresholds, ins.thresholds)
     assert result.changes == [] and result.totals_a == result.totals_b
 
 
 def test_changes_match_a_message_by_message_comparison():
-    ins = open_inspection(SAMPLE, config_files=[], env={})
+    ins = open_inspection(SAMPLE, Setup.of(config_files=[], env={}))
     for changes in (
         {"full_tool_outputs": 40},
         {"max_tool_chars": 50_000},
@@ -54,7 +55,7 @@ def test_truncated_to_full_has_the_size_change():
 
 
 def test_follow_rule_in_apply():
-    ins = open_inspection(SAMPLE, config_files=[], env={})
+    ins = open_inspection(SAMPLE, Setup.of(config_files=[], env={}))
     t = apply(ins.thresholds, {"max_tool_calls": 5})
     assert t["max_tool_outputs"] == 5
     t = apply(ins.thresholds, {"max_tool_outputs": 7, "max_tool_calls": 5})

@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 
 from inspector.core.inspection import Inspection, open_inspection
 from inspector.core.model import Chat, Message
+from inspector.core.policies import decision as d
 from inspector.core.present import explain_report as report
 from inspector.core.present.cells import report_cell, table
 from inspector.core.present.export import explain_bytes, explain_chunks, json_text
-from inspector.core.scout import decision as d
 from inspector.core.scout.settings import resolve
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.tool_facts import ToolFacts
+from inspector.core.setup import Setup
 
 SAMPLES = Path(__file__).parents[1] / "sample_chats"
 ODD = [
@@ -51,7 +52,7 @@ ODD = [
 
 def _inspection(items: list[dict], strategies: str | None = None, **values: str) -> Inspection:
     chat = Chat([Message(dict(m)) for m in items])
-    return Inspection(chat, resolve(values, config_files=[], env={}), strategies)
+    return Inspection(chat, resolve(values, config_files=[], env={}), Setup(strategies=strategies))
 
 
 def _tool(role: str, name: object, ident: object, size: int) -> dict:
@@ -154,7 +155,7 @@ def test_wide_and_refused_values_take_the_whole_document_path_and_plain_ones_str
     ],
 )
 def test_samples_are_written_as_row_by_row(chat, strategies):
-    inspection = open_inspection(SAMPLES / chat, strategies=strategies, config_files=[], env={})
+    inspection = open_inspection(SAMPLES / chat, Setup.of(strategies=strategies, config_files=[], env={}))
     tiers = {r.tier for r in report.explain_table(inspection, inspection.prompt()).rows()}
     if chat == "directives.chat":
         assert d.CONSUMED in tiers
@@ -164,7 +165,7 @@ def test_samples_are_written_as_row_by_row(chat, strategies):
 
 
 def test_runs_split_at_consumed_rows_and_number_every_row():
-    inspection = open_inspection(SAMPLES / "directives.chat", config_files=[], env={})
+    inspection = open_inspection(SAMPLES / "directives.chat", Setup.of(config_files=[], env={}))
     rows = report.explain_table(inspection, inspection.prompt())
     pieces = list(rows.pieces(run=3))
     assert max(p[2] - p[1] for p in pieces if isinstance(p, tuple)) == 3

@@ -13,6 +13,7 @@ from helpers import budgets
 from inspector.core.analysis.fixes import RAISE, find_fixes
 from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.trace import trace
+from inspector.core.setup import Setup
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -188,7 +189,7 @@ def test_the_split_partner_is_named_by_its_row_number_on_the_demo():
     from inspector.core.inspection import open_inspection
     from inspector.demo import demo_chat_path
 
-    ins = open_inspection(str(demo_chat_path()), config_files=[], env={})
+    ins = open_inspection(str(demo_chat_path()), Setup.of(config_files=[], env={}))
     [o] = trace(ins, "reconnect_backoff_ms").occurrences
     full = next(f for f in find_fixes(ins, o).fixes if f.key == "full_tool_outputs")
     assert (o.row, full.partner, full.partner_row) == (4, 2, 3)

@@ -13,6 +13,7 @@ from inspector.core.analysis.trace import trace
 from inspector.core.inspection import open_inspection
 from inspector.core.model import Chat, Consumed, Message
 from inspector.core.scout.settings import KEYS
+from inspector.core.setup import Setup
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_chats" / "debug_session.json"
 
@@ -34,7 +35,7 @@ def assert_exact(ins, occurrence, fix):
 
 
 def test_demo_fact_fixes():
-    ins = open_inspection(SAMPLE, config_files=[], env={})
+    ins = open_inspection(SAMPLE, Setup.of(config_files=[], env={}))
     result = trace(ins, FACT)
     [report] = fixes_for_trace(ins, result)
     found = {(f.key, f.value, f.direction) for f in report.fixes}
@@ -160,7 +161,7 @@ def test_fixes_match_brute_force_on_random_chats(seed):
 def test_search_can_be_cancelled():
     from inspector.core.analysis.fixes import FixSearchCancelled
 
-    ins = open_inspection(SAMPLE, config_files=[], env={})
+    ins = open_inspection(SAMPLE, Setup.of(config_files=[], env={}))
     [o] = trace(ins, FACT).occurrences
     with pytest.raises(FixSearchCancelled):
         find_fixes(ins, o, cancelled=lambda: True)

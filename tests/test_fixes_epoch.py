@@ -13,6 +13,7 @@ from inspector.core.analysis.trace import trace
 from inspector.core.inspection import Inspection
 from inspector.core.model import Chat, Message
 from inspector.core.scout.settings import EPOCH_KEYS, INCREMENT_KEYS, KEYS, resolve
+from inspector.core.setup import Setup
 
 # one read with the fact in the middle of its output, then twelve newer pairs: 13 outputs, 26 tool messages
 ITEMS = [
@@ -28,7 +29,7 @@ INTEGER_INCREMENT_KEYS = tuple(k for k in INCREMENT_KEYS if k != "epoch_incremen
 def inspection(strategies: str, **values) -> Inspection:
     chat = Chat([Message(dict(m)) for m in ITEMS])
     thresholds = resolve({k: str(v) for k, v in {**SMALL, **values}.items()}, config_files=[], env={})
-    return Inspection(chat, thresholds, strategies=strategies)
+    return Inspection(chat, thresholds, Setup(strategies=strategies))
 
 
 def shows(ins, occurrence, key, value) -> bool:

@@ -23,6 +23,7 @@ from inspector.core.inspection import Inspection
 from inspector.core.model import Chat, Message
 from inspector.core.scout.settings import resolve
 from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
+from inspector.core.setup import Setup
 
 # EPOCH_FIX_EXAMPLES raises it to check many more chats by hand
 EXAMPLES = int(os.environ.get("EPOCH_FIX_EXAMPLES", examples(40, quick=10)))
@@ -108,9 +109,7 @@ def test_epoch_fixes_equal_brute_force(seed, pairs, values, strategy, version):
         version = "2.1"  # 1.2.6 has no such strategy (scout-ai raises: nothing to search)
     items = chat(seed, pairs)
     thresholds = resolve({k: str(v) for k, v in values.items()}, config_files=[], env={})
-    ins = Inspection(Chat([Message(dict(m)) for m in items]), thresholds, strategies=strategy)
-    if version is not None:
-        ins.set_version(version)
+    ins = Inspection(Chat([Message(dict(m)) for m in items]), thresholds, Setup(strategies=strategy, version=version))
     rng = random.Random(seed)
     needles = [f"OUT{n:03d}" for n in range(pairs)] + [f"M{n:03d}" for n in range(pairs)]
     rng.shuffle(needles)

@@ -13,6 +13,7 @@ from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.live import Follower
 from inspector.core.io.follow import Change, Watch
 from inspector.core.io.printers import render
+from inspector.core.setup import Setup
 
 
 def _equal(a: ChatHistory, b: ChatHistory) -> None:
@@ -41,7 +42,7 @@ def test_appends_in_pieces_equal_a_full_reload(tmp_path, seed):
         cuts = sorted(rng.sample(ends, 4))
     path = tmp_path / "live.chat"
     path.write_bytes(text[: cuts[0]])
-    follower = Follower(ChatHistory(path, env={}, config_files=[]))
+    follower = Follower(ChatHistory(path, Setup.of(env={}, config_files=[])))
     incremental = 0
     for end in [*cuts[1:], len(text)]:
         with open(path, "ab") as handle:
@@ -49,7 +50,7 @@ def test_appends_in_pieces_equal_a_full_reload(tmp_path, seed):
         update = follower.poll()
         assert update is not None and update.change is Change.APPENDED and update.history is follower.history
         incremental += update.incremental
-        _equal(follower.history, ChatHistory(path, env={}, config_files=[]))
+        _equal(follower.history, ChatHistory(path, Setup.of(env={}, config_files=[])))
     assert follower.poll() is None
     if seed % 2 == 0:
         assert incremental == 4
@@ -58,7 +59,7 @@ def test_appends_in_pieces_equal_a_full_reload(tmp_path, seed):
 def test_a_rewrite_by_rename_is_read_again(tmp_path):
     path = tmp_path / "c.chat"
     path.write_text("user:\n\nhi\n\nassistant:\n\none\n", encoding="utf-8")
-    follower = Follower(ChatHistory(path, env={}, config_files=[]))
+    follower = Follower(ChatHistory(path, Setup.of(env={}, config_files=[])))
     new = tmp_path / "c.chat.tmp"
     new.write_text("user:\n\nbye\n\nassistant:\n\ntwo\n\nuser:\n\nmore\n\nassistant:\n\nthree\n", encoding="utf-8")
     os.replace(new, path)
@@ -70,7 +71,7 @@ def test_a_rewrite_by_rename_is_read_again(tmp_path):
 def test_truncated_and_vanished_files_are_reported(tmp_path):
     path = tmp_path / "c.chat"
     path.write_text("user:\n\nhi there\n\nassistant:\n\none\n", encoding="utf-8")
-    follower = Follower(ChatHistory(path, env={}, config_files=[]))
+    follower = Follower(ChatHistory(path, Setup.of(env={}, config_files=[])))
     with open(path, "r+b") as handle:
         handle.truncate(12)
     update = follower.poll()
@@ -94,7 +95,7 @@ def test_a_json_array_is_rewritten_whole(tmp_path):
     path = tmp_path / "c.json"
     items = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "one"}]
     path.write_text(json.dumps(items), encoding="utf-8")
-    follower = Follower(ChatHistory(path, env={}, config_files=[]))
+    follower = Follower(ChatHistory(path, Setup.of(env={}, config_files=[])))
     items += [{"role": "user", "content": "more"}, {"role": "assistant", "content": "two"}]
     path.write_text(json.dumps(items), encoding="utf-8")
     update = follower.poll()

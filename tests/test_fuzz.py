@@ -23,6 +23,7 @@ from inspector.core.present.sanitize import terminal_line
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.settings import parse_assignments, read_config_files, resolve, ruby_to_i
 from inspector.core.scout.strategies import UnknownStrategy
+from inspector.core.setup import Setup
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_chats"
 EXPECTED = (InputError, UsageError, UnknownStrategy, RubyJSONError)
@@ -130,7 +131,7 @@ def test_preprocessing_and_printing_any_directives(tree, text, fmt):
     cwd = os.getcwd()
     os.chdir(tree)  # directive targets are found beside the chat and in the current directory
     try:
-        inspection = open_inspection(tree / "self.chat", env={}, config_files=[])
+        inspection = open_inspection(tree / "self.chat", Setup.of(env={}, config_files=[]))
         prompt = inspection.prompt()
         if prompt.error is None:
             render(fmt, prompt.messages())

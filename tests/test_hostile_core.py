@@ -16,6 +16,7 @@ from inspector.core.inspection import open_inspection
 from inspector.core.io import files
 from inspector.core.present.export import prepared_bytes
 from inspector.core.scout import named_files as scout_files
+from inspector.core.setup import Setup
 
 
 def _deny(monkeypatch, name):
@@ -37,14 +38,14 @@ def test_an_unreadable_import_is_what_scout_ai_raises(tmp_path, monkeypatch, rol
     chat.write_text(f"user:\nhello\n\n{role}: secret.chat\n")
     _deny(monkeypatch, "secret.chat")
     with pytest.raises(ScoutRaises) as caught:
-        open_inspection(chat, env={}, config_files=[])
+        open_inspection(chat, Setup.of(env={}, config_files=[]))
     assert str(caught.value) == (
         f"{chat}:4: {role}: 'secret.chat' is not readable (permission denied): scout-ai would raise Errno::EACCES"
     )
 
 
 def test_the_app_export_of_an_infinite_number_says_what_scout_ai_raises():
-    inspection = open_inspection(CORPUS / "infinite_json.json", env={}, config_files=[])
+    inspection = open_inspection(CORPUS / "infinite_json.json", Setup.of(env={}, config_files=[]))
     with pytest.raises(ScoutRaises) as caught:  # an InputError: the app says "not exported: ..."
         prepared_bytes(inspection.prompt(), "json")
     assert str(caught.value) == "scout-ai would raise JSON::GeneratorError: Infinity not allowed in JSON"

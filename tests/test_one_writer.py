@@ -14,6 +14,7 @@ from inspector.core.errors import UsageError
 from inspector.core.inspection import open_inspection
 from inspector.core.io.printers import printer_names
 from inspector.core.present.export import EXPLAIN_FORMATS, explain_bytes, prepared_bytes
+from inspector.core.setup import Setup
 from inspector.demo import demo_chat_path
 
 SAMPLES = Path(__file__).parents[1] / "sample_chats"
@@ -33,7 +34,7 @@ def test_the_loop_covers_every_sample_and_format():
 
 @pytest.mark.parametrize("chat", CHATS, ids=lambda p: p.name)
 def test_app_export_equals_cli_output(chat: Path, capsysbinary):
-    inspection = open_inspection(chat, config_files=[])
+    inspection = open_inspection(chat, Setup.of(config_files=[]))
     prompt = inspection.prompt(inspection.thresholds, inspection.strategies)  # as the app's export does
     for command, fmt in OUTPUTS:
         code = main([command, str(chat), "--format", fmt, "--no-scout-config"])

@@ -13,6 +13,7 @@ from inspector.core.io.printers.chat import print_chat
 from inspector.core.io.printers.responses import response_items
 from inspector.core.model import Message
 from inspector.core.scout.parser import parse
+from inspector.core.setup import Setup
 
 
 def msgs(*pairs) -> list[Message]:
@@ -45,7 +46,7 @@ def test_chat_printer_bytes():
 
 
 def test_round_trip_of_a_prepared_prompt(tmp_path, root):
-    inspection = open_inspection(root / "sample_chats" / "debug_session.chat", config_files=[], env={})
+    inspection = open_inspection(root / "sample_chats" / "debug_session.chat", Setup.of(config_files=[], env={}))
     prepared = inspection.prompt().messages()
     assert any(m.content.startswith('{"name"') and "Truncated" in m.content for m in prepared)
     path = tmp_path / "prepared.chat"

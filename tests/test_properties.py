@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.core.model import Message
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
 from inspector.core.scout.prepare import prepare_prompt
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.tool_facts import ToolFacts

@@ -4,7 +4,7 @@ import json
 
 from helpers import call, output, plan, rounds
 
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
 
 
 def tiers(prompt, count):

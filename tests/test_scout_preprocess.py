@@ -8,6 +8,7 @@ from scout_helpers import consumed, load, rc
 from inspector.core.errors import InputError
 from inspector.core.inspection import open_inspection
 from inspector.core.io.formats import load_chat
+from inspector.core.setup import Setup
 
 
 def test_empty_messages_are_removed_but_the_parsers_own_first_message_is_not_reported(tmp_path):
@@ -53,7 +54,7 @@ def test_config_sets_thresholds_only_with_a_prompt_or_context_token(tmp_path):
     assert chat.config == {"max_tool_chars": ("5000", 1)}
     assert [f.kind for f in chat.findings] == ["config"] and chat.findings[0].line == 2
     assert [c.step for c in chat.consumed] == ["config", "config"]
-    inspection = open_inspection(tmp_path / "chat.chat", config_files=[], env={})
+    inspection = open_inspection(tmp_path / "chat.chat", Setup.of(config_files=[], env={}))
     assert inspection.thresholds["max_tool_chars"] == 5000
     assert inspection.thresholds.values["max_tool_chars"].source == "chat"
 

@@ -1,7 +1,7 @@
 import pytest
 from helpers import plan, rounds
 
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
 from inspector.core.scout.strategies import (
     UnknownStrategy,
     known_strategies,

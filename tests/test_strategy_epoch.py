@@ -11,7 +11,7 @@ from scout_helpers import load
 
 from inspector.core.io.formats import json_array
 from inspector.core.io.printers import print_json
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
 from inspector.core.scout.prepare import prepare_prompt
 from inspector.core.scout.shorten import shorten_string, shorten_string_sized
 from inspector.core.scout.strategies import BUILTIN, known_strategies, parse_spec, register_strategy

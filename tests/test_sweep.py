@@ -9,6 +9,7 @@ from inspector.core.errors import UsageError
 from inspector.core.inspection import open_inspection
 from inspector.core.present import explain_report as report
 from inspector.core.scout.settings import KEYS
+from inspector.core.setup import Setup
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_chats" / "debug_session.json"
 
@@ -51,11 +52,11 @@ def test_parse_range_includes_stop():
     ],
 )
 def test_rows_match_individual_explain_runs(key, values):
-    base = open_inspection(SAMPLE, config_files=[], env={})
+    base = open_inspection(SAMPLE, Setup.of(config_files=[], env={}))
     rows = sweep(base, key, values)
     assert [r.value for r in rows] == values
     for row in rows:
-        alone = open_inspection(SAMPLE, overrides={key: str(row.value)}, config_files=[], env={})
+        alone = open_inspection(SAMPLE, Setup.of(overrides={key: str(row.value)}, config_files=[], env={}))
         prompt = alone.prompt()
         info = report.summary(report.explain_table(alone, prompt), prompt)
         assert row.messages == info.visible_messages
@@ -67,9 +68,11 @@ def test_rows_match_individual_explain_runs(key, values):
 
 
 def test_sweep_keeps_the_other_values_and_follow_rule():
-    ins = open_inspection(SAMPLE, overrides={"max_tool_chars": "1"}, config_files=[], env={})
+    ins = open_inspection(SAMPLE, Setup.of(overrides={"max_tool_chars": "1"}, config_files=[], env={}))
     [row] = sweep(ins, "max_tool_calls", [10])
-    alone = open_inspection(SAMPLE, overrides={"max_tool_chars": "1", "max_tool_calls": "10"}, config_files=[], env={})
+    alone = open_inspection(
+        SAMPLE, Setup.of(overrides={"max_tool_chars": "1", "max_tool_calls": "10"}, config_files=[], env={})
+    )
     assert row.messages == alone.prompt().totals().visible_messages
     assert set(KEYS) >= {"max_tool_calls"}
 
@@ -91,7 +94,7 @@ def test_sweep_reports_scout_errors_per_value():
 def test_rebased_replanner_shares_its_plans():
     from inspector.core.analysis.replan import Replanner
 
-    inspection = open_inspection(SAMPLE, config_files=[], env={})
+    inspection = open_inspection(SAMPLE, Setup.of(config_files=[], env={}))
     rp = Replanner(inspection)
     first = rp.at("full_tool_outputs", 54)
     other = rp.rebased(inspection.thresholds.with_value("max_tool_chars", 5))
@@ -103,7 +106,7 @@ def test_rebased_replanner_shares_its_plans():
 def test_axis_covers_every_distinct_plan():
     from inspector.core.analysis.sweep import axis
 
-    inspection = open_inspection(SAMPLE, config_files=[], env={})
+    inspection = open_inspection(SAMPLE, Setup.of(config_files=[], env={}))
     outputs = inspection.facts.outs[-1]
     counts = axis(inspection, "full_tool_outputs", 30)
     assert counts[0] == 0 and counts[-1] == outputs + 1 and len(counts) <= 30

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from argparse import ArgumentParser, Namespace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only named in annotations: `prepare --at` need not import the whole history
     from inspector.core.calls.history import ChatHistory
+
+    from .output import AddCommon, Subcommands
 from inspector.core.numbering import RowNumbers
+from inspector.core.policies import decision as d
 from inspector.core.present.cells import cell, table
-from inspector.core.scout import decision as d
 
 from .output import EXIT_OK, emit, to_json
 
 TIERS = (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)
 
 
-def add_parser(sub, common) -> None:
+def add_parser(sub: Subcommands, common: AddCommon) -> None:
     calls = sub.add_parser("calls", help="one row per model call: the prompt it was sent, in numbers")
     common(calls)
     calls.add_argument(
@@ -24,7 +27,7 @@ def add_parser(sub, common) -> None:
     calls.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
 
-def add_at(parser) -> None:
+def add_at(parser: ArgumentParser) -> None:
     parser.add_argument(
         "--at",
         metavar="N",
@@ -32,9 +35,9 @@ def add_at(parser) -> None:
     )
 
 
-def call_rows(history: ChatHistory) -> list[dict]:
+def call_rows(history: ChatHistory) -> list[dict[str, object]]:
     numbers = RowNumbers.of(history.whole.chat)  # `index` is explain's row number (consumed rows counted)
-    rows = []
+    rows: list[dict[str, object]] = []
     for call in history.calls:
         found = history.call_counts(call.number)
         counts = found.counts
@@ -55,7 +58,7 @@ def call_rows(history: ChatHistory) -> list[dict]:
     return rows
 
 
-def run(args, history: ChatHistory) -> int:
+def run(args: Namespace, history: ChatHistory) -> int:
     rows = call_rows(history)
     if args.format == "json":
         emit(args, to_json(rows))
@@ -69,9 +72,9 @@ def run(args, history: ChatHistory) -> int:
             str(r["messages"]) if r["raises"] is None else "raises",
             f"{r['chars']:,}",
             *(str(r[t]) for t in TIERS),
-            cell(", ".join(r["tools"]) or None),
+            cell(", ".join(call.tools) or None),
         )
-        for r in rows
+        for call, r in zip(history.calls, rows)  # the rows are the calls', in order
     ]
     lines = table(header, body, right=set(range(len(header) - 1)))
     summary = f"{len(rows)} call(s) in {history.path}"

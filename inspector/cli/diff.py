@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from inspector.core.analysis.compare import compare
+from argparse import Namespace
+from typing import TYPE_CHECKING
+
+from inspector.core.analysis.compare import Comparison, compare
 from inspector.core.analysis.replan import apply, parse_value
 from inspector.core.errors import UsageError
+from inspector.core.policies.decision import Tier
 from inspector.core.present.cells import cell, table
-from inspector.core.scout.decision import Tier
 from inspector.core.scout.settings import KEYS, SETTING_KEYS
 from inspector.core.scout.totals import Totals
 
 from .output import emit, note, scout_error, short_int, to_json
+
+if TYPE_CHECKING:
+    from inspector.core.inspection import Inspection
+    from inspector.core.scout.settings import Thresholds
+
+    from .output import AddCommon, Subcommands
 
 
 def assignments(groups: list[list[str]], flag: str) -> dict[str, int | float]:
@@ -24,7 +33,7 @@ def assignments(groups: list[list[str]], flag: str) -> dict[str, int | float]:
     return out
 
 
-def add_parser(sub, common) -> None:
+def add_parser(sub: Subcommands, common: AddCommon) -> None:
     diff = sub.add_parser("diff", help="compare two settings: every message whose tier or visible text differs")
     common(diff)
     diff.add_argument(
@@ -50,7 +59,7 @@ def add_parser(sub, common) -> None:
     )
 
 
-def run(args, inspection) -> int:
+def run(args: Namespace, inspection: Inspection) -> int:
     base = inspection.thresholds
     a = apply(base, assignments(args.a, "--a"))
     b = apply(base, assignments(args.b, "--b"))
@@ -67,7 +76,7 @@ def run(args, inspection) -> int:
     return 0
 
 
-def _setting(values, other) -> str:
+def _setting(values: Thresholds, other: Thresholds) -> str:
     keys = [k for k in SETTING_KEYS if values.setting(k) != other.setting(k)] or list(KEYS)
     return " ".join(f"{k}={_shown(values.setting(k))}" for k in keys)
 
@@ -85,7 +94,7 @@ def _totals(totals: Totals) -> str:
     )
 
 
-def render(result) -> str:
+def render(result: Comparison) -> str:
     lines = [
         f"A: {_setting(result.a, result.b)}  ->  {_totals(result.totals_a)}",
         f"B: {_setting(result.b, result.a)}  ->  {_totals(result.totals_b)}",

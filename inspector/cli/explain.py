@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from argparse import Namespace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from inspector.core.inspection import Inspection
 from inspector.core.present.export import EXPLAIN_FORMATS, explain_chunks
@@ -11,8 +11,11 @@ from inspector.core.present.export import EXPLAIN_FORMATS, explain_chunks
 from .calls import add_at
 from .output import EXIT_OK, emit, scout_error
 
+if TYPE_CHECKING:
+    from .output import AddCommon, Subcommands
 
-def add_parser(sub: Any, common: Any) -> None:
+
+def add_parser(sub: Subcommands, common: AddCommon) -> None:
     explain = sub.add_parser("explain", help="one row per message: tier, rule, sizes")
     common(explain)
     add_at(explain)

@@ -222,19 +222,20 @@ def _run_headless(args: argparse.Namespace) -> int:
         if args.command == "thresholds":
             return command_module("thresholds").run(args, overrides, config_files(args))
         from inspector.core.inspection import open_inspection
+        from inspector.core.setup import ChatSource, Setup
 
+        source = ChatSource.of(args.chat, args.input_format)
+        setup = Setup.of(
+            overrides=overrides,
+            config_files=config_files(args),
+            strategies=args.strategies,
+            version=args.scout_version,
+        )
         args.history = None
         if args.command == "calls" or getattr(args, "at", None) is not None or getattr(args, "timeline", False):
             from inspector.core.calls.history import ChatHistory
 
-            history = args.history = ChatHistory(
-                args.chat,
-                input_format=args.input_format,
-                overrides=overrides,
-                strategies=args.strategies,
-                config_files=config_files(args),
-                scout_version=args.scout_version,
-            )
+            history = args.history = ChatHistory(source, setup)
             args.included = history.whole.chat.read_files  # -o never replaces them
             if args.command == "calls":
                 for warning in history.whole.thresholds.warnings:
@@ -244,14 +245,7 @@ def _run_headless(args: argparse.Namespace) -> int:
                 return command_module("calls").run(args, history)
             inspection = history.at(history.number(args.at)) if args.at is not None else history.whole
         else:
-            inspection = open_inspection(
-                args.chat,
-                input_format=args.input_format,
-                overrides=overrides,
-                strategies=args.strategies,
-                config_files=config_files(args),
-                scout_version=args.scout_version,
-            )
+            inspection = open_inspection(source, setup)
         args.included = [*getattr(args, "included", ()), *inspection.chat.read_files]  # -o never replaces them
         for warning in inspection.thresholds.warnings:
             warn(warning)

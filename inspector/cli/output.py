@@ -5,7 +5,14 @@ from __future__ import annotations
 import sys
 from argparse import Namespace
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from argparse import ArgumentParser, _SubParsersAction
+    from typing import TypeAlias
+
+    # what main's build_parser hands each command's add_parser
+    Subcommands: TypeAlias = _SubParsersAction[ArgumentParser]
 
 PROG = "prompt-inspector"
 EXIT_OK, EXIT_USAGE, EXIT_SCOUT = 0, 2, 3
@@ -16,6 +23,12 @@ def _say(kind: str, message: str) -> None:
 
     # chat and config text (role names, paths, values) reach these lines: made visible and cut short
     print(f"{PROG}: {kind}: {terminal_line(message)}", file=sys.stderr)
+
+
+class AddCommon(Protocol):
+    """main's ``_common``: adds the options every command shares (``chat``: required, optional or none)."""
+
+    def __call__(self, parser: ArgumentParser, chat: str = ...) -> None: ...
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> int:

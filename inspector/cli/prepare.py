@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from argparse import Namespace
+from typing import TYPE_CHECKING
+
 from inspector.core.errors import UsageError
 from inspector.core.io.printers import PRINTERS, render_chunks
 
 from .calls import add_at
 from .output import EXIT_OK, emit, scout_error
 
+if TYPE_CHECKING:
+    from inspector.core.inspection import Inspection
 
-def add_parser(sub, common) -> None:
+    from .output import AddCommon, Subcommands
+
+
+def add_parser(sub: Subcommands, common: AddCommon) -> None:
     prepare = sub.add_parser("prepare", help="print the messages the model sees")
     common(prepare)
     add_at(prepare)
@@ -21,7 +29,7 @@ def add_parser(sub, common) -> None:
     prepare.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
 
-def run(args, inspection) -> int:
+def run(args: Namespace, inspection: Inspection) -> int:
     if args.format not in PRINTERS:
         raise UsageError(f"unknown --format {args.format!r}; known: {', '.join(PRINTERS)}")
     prompt = inspection.prompt()

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from inspector.core.analysis.sweep import parse_range, sweep
+from argparse import Namespace
+from typing import TYPE_CHECKING
+
+from inspector.core.analysis.sweep import SweepRow, parse_range, sweep
 from inspector.core.present.cells import table
 
 from .output import emit, scout_error, to_json
 
+if TYPE_CHECKING:
+    from inspector.core.inspection import Inspection
+
+    from .output import AddCommon, Subcommands
+
 COLUMNS = ("value", "messages", "truncated", "dropped", "chars", "tokens", "error")
 
 
-def add_parser(sub, common) -> None:
+def add_parser(sub: Subcommands, common: AddCommon) -> None:
     sweep = sub.add_parser("sweep", help="re-plan once per value of one threshold and count what is sent")
     common(sweep)
     sweep.add_argument(
@@ -24,7 +32,7 @@ def add_parser(sub, common) -> None:
     )
 
 
-def run(args, inspection) -> int:
+def run(args: Namespace, inspection: Inspection) -> int:
     key, values = parse_range(args.vary)
     rows = sweep(inspection, key, values)
     if args.format == "json":
@@ -40,7 +48,7 @@ def run(args, inspection) -> int:
     return 0
 
 
-def render_csv(rows) -> str:
+def render_csv(rows: list[SweepRow]) -> str:
     import csv
     import io
 
@@ -52,7 +60,7 @@ def render_csv(rows) -> str:
     return buffer.getvalue()
 
 
-def render_table(key: str, rows) -> str:
+def render_table(key: str, rows: list[SweepRow]) -> str:
     header = (key, "messages sent", "truncated", "dropped", "characters", "~tokens")
     body = [
         (f"{r.value:,}", f"{r.messages:,}", f"{r.truncated:,}", f"{r.dropped:,}", f"{r.chars:,}", f"{r.tokens:,}")

@@ -8,6 +8,9 @@ as scout-ai reads them back (``KEY=VALUE`` environment lines, ``key value prompt
 
 from __future__ import annotations
 
+from argparse import Namespace
+from typing import TYPE_CHECKING
+
 from inspector.core.present.sanitize import terminal_line
 from inspector.core.present.settings_lines import as_env, as_scout_config, value_text
 from inspector.core.scout import versions
@@ -16,10 +19,15 @@ from inspector.core.scout.strategies import parse_spec
 
 from .output import EXIT_OK, emit, short_int, to_json, warn
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .output import AddCommon, Subcommands
+
 FORMATS = ("table", "json", "env", "scout-config")
 
 
-def add_parser(sub, common) -> None:
+def add_parser(sub: Subcommands, common: AddCommon) -> None:
     thresholds = sub.add_parser(
         "thresholds", help="the settings in force and where each comes from (or as env / etc/config lines)"
     )
@@ -35,8 +43,10 @@ def add_parser(sub, common) -> None:
     )
 
 
-def run(args, overrides, config_files) -> int:
-    chat_config, chat_path, chat_strategies = {}, None, None
+def run(args: Namespace, overrides: dict[str, str], config_files: list[Path] | None) -> int:
+    chat_config: dict[str, tuple[str, int | None]] = {}
+    chat_path: str | None = None
+    chat_strategies: str | None = None
     if args.chat:
         from inspector.core.io.formats import load_chat
 

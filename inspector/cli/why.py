@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from inspector.core.analysis.fixes import fixes_for_trace
+from argparse import Namespace
+from typing import TYPE_CHECKING
+
+from inspector.core.analysis.fixes import FixReport, fixes_for_trace
 from inspector.core.analysis.replan import Replanner
-from inspector.core.analysis.trace import trace
+from inspector.core.analysis.trace import Trace, trace
 from inspector.core.present.cells import cell
 from inspector.core.present.sanitize import one_line
 from inspector.core.present.wording import no_single_value
@@ -12,8 +15,15 @@ from inspector.core.present.wording import no_single_value
 from .calls import add_at
 from .output import emit, note, scout_error, to_json
 
+if TYPE_CHECKING:
+    from inspector.core.calls.history import ChatHistory
+    from inspector.core.inspection import Inspection
+    from inspector.core.scout.settings import Thresholds
 
-def add_parser(sub, common) -> None:
+    from .output import AddCommon, Subcommands
+
+
+def add_parser(sub: Subcommands, common: AddCommon) -> None:
     why = sub.add_parser("why", help="why the model does or does not see a text, and what single change shows it")
     common(why)
     add_at(why)
@@ -36,14 +46,14 @@ def add_parser(sub, common) -> None:
     )
 
 
-def run(args, inspection) -> int:
+def run(args: Namespace, inspection: Inspection) -> int:
     if args.timeline:
         return run_timeline(args)
     prompt = inspection.prompt()
     result = trace(inspection, args.text, regex=args.regex, ignore_case=args.ignore_case, prompt=prompt)
     reports = fixes_for_trace(inspection, result, Replanner(inspection), context_window=args.context_window)
     if args.format == "json":
-        rows = []
+        rows: list[dict[str, object]] = []
         for occurrence, report in zip(result.occurrences, reports):
             rows.append(
                 {
@@ -64,7 +74,7 @@ def run(args, inspection) -> int:
     return 0
 
 
-def render(result, reports, thresholds) -> str:
+def render(result: Trace, reports: list[FixReport], thresholds: Thresholds) -> str:
     lines = [one_line(result.verdict(), 2000)]
     for occurrence, report in zip(result.occurrences, reports):
         o = occurrence
@@ -109,11 +119,11 @@ def _tokens(text: str) -> int:
     return int(cleaned)
 
 
-def run_timeline(args) -> int:
+def run_timeline(args: Namespace) -> int:
     from inspector.core.calls.timeline import text_timelines
     from inspector.core.present.timeline import sentence, span_lines, timeline_dict
 
-    history = args.history
+    history: ChatHistory = args.history  # main opens it for --timeline
     occurrences, lines = text_timelines(history, args.text, regex=args.regex, ignore_case=args.ignore_case)
     if args.format == "json":
         emit(args, to_json([timeline_dict(history, o, t) for o, t in zip(occurrences, lines)]))

@@ -1,4 +1,10 @@
-"""One inspected chat: the loaded messages, the thresholds in force, the strategies, the cached facts."""
+"""One inspected chat: the loaded messages under one setup and the thresholds it resolves to.
+
+An ``Inspection`` never changes: another plan (edited thresholds, another strategy list, another
+scout-ai version) is a new value made with ``with_setup``/``with_thresholds``/``with_version``. The
+new value shares what does not depend on the settings (tool facts per ``shorten_string``, the inbox
+record), so a re-plan is one pass over integers and a worker holding the old value plans it unchanged.
+"""
 
 from __future__ import annotations
 
@@ -18,85 +24,51 @@ from inspector.core.scout.strategies import StrategySpec, parse_spec
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
 from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 from inspector.core.scout.tool_facts import ToolFacts
+from inspector.core.setup import ChatSource, Setup
+
+
+class _Shared:
+    """What every inspection of one chat shares, whatever its settings: built once, when first asked."""
+
+    __slots__ = ("facts", "inbox")
+
+    def __init__(self) -> None:
+        self.facts: dict[Shortener, ToolFacts] = {}
+        self.inbox: InboxReading | None = None
 
 
 class Inspection:
-    __slots__ = (
-        "_facts_by_shortener",
-        "_inbox",
-        "chat",
-        "config_strategies",
-        "epoch",
-        "facts",
-        "strategies",
-        "thresholds",
-        "version",
-        "version_given",
-    )
+    __slots__ = ("_shared", "chat", "config_strategies", "setup", "thresholds", "version")
 
     def __init__(
         self,
         chat: Chat,
         thresholds: Thresholds,
-        strategies: StrategySpec | None = None,  # None: what the chat chose, else the version's default
+        setup: Setup | None = None,
+        *,
         facts: ToolFacts | None = None,
-        epoch: EpochSettings | None = None,  # shorten_tools_epoch's settings; None: those in the thresholds
-        version: versions.ScoutVersion | None = None,  # None: inferred from the strategies in force
         config_strategies: str | None = None,  # 2.x: prompt_strategies from scout config or PROMPT_STRATEGY
+        shared: _Shared | None = None,
     ) -> None:
         self.chat = chat
         self.thresholds = thresholds
-        self.strategies = strategies
-        self.epoch = epoch
+        self.setup = setup if setup is not None else Setup()
         self.config_strategies = config_strategies
-        self.version_given = version is not None
-        self.version: versions.ScoutVersion = version if version is not None else self._inferred_version()
-        self.facts = facts if facts is not None else ToolFacts(chat.messages, self.version.shortener)
-        self._facts_by_shortener: dict[Shortener, ToolFacts] = {self.facts.shortener: self.facts}
-        self._inbox: InboxReading | None = None
+        given = self.setup.scout_version()
+        self.version: versions.ScoutVersion = given if given is not None else self._inferred_version()
+        self._shared = shared if shared is not None else _Shared()
+        if facts is not None:
+            self._shared.facts.setdefault(facts.shortener, facts)
 
-    def inbox(self) -> InboxReading:
-        """What 2.x's inbox appended, rebuilt read-only from the inbox_removed/ folders beside the chat."""
-        if self._inbox is None:
-            self._inbox = read_inbox(self.chat.path)
-        return self._inbox
+    # -- the settings: read from the setup ----------------------------------------------
+    @property
+    def strategies(self) -> StrategySpec | None:
+        """The strategy list given (None: the chat's choice, else the version's default)."""
+        return self.setup.strategies
 
-    def injected_for(self, version: versions.ScoutVersion) -> list[Message] | None:
-        return self.inbox().messages if version.passes_save_file else None
-
-    def restore_version(self, name: str | None) -> None:
-        """Back to the version the inspection started with: ``name`` when one was given, else (None) the
-        one inferred from the strategies in force, as at load (the app's reset)."""
-        if name is not None:
-            self.set_version(name)
-            return
-        self.version = self._inferred_version()
-        self.version_given = False
-
-    def _inferred_version(self) -> versions.ScoutVersion:
-        """The earliest version that has every strategy in force (the given ones, else the chat's)."""
-        return versions.infer(_names(self.strategies if self.strategies is not None else self.chat.strategies))
-
-    def set_version(self, name: str) -> None:
-        """Run this scout-ai version's prompt layer from now on (the app's version switch)."""
-        self.version = versions.get(name) or self.version
-        self.version_given = True
-
-    def version_for(self, spec: StrategySpec | None) -> versions.ScoutVersion:
-        """The version given at start, else the earliest that has every strategy of ``spec``."""
-        if self.version_given or spec is None:
-            return self.version
-        return versions.infer(_names(spec))
-
-    def facts_for(self, version: versions.ScoutVersion) -> ToolFacts:
-        """Tool facts built with the version's shorten_string (cached: each version's cut text differs)."""
-        found = self._facts_by_shortener.get(version.shortener)
-        if found is None:
-            found = self._facts_by_shortener[version.shortener] = ToolFacts(self.chat.messages, version.shortener)
-        return found
-
-    def __repr__(self) -> str:
-        return f"Inspection({self.chat!r})"
+    @property
+    def version_given(self) -> bool:
+        return self.setup.version is not None
 
     @property
     def strategy_spec(self) -> StrategySpec | None:
@@ -105,21 +77,86 @@ class Inspection:
             return self.strategies
         if self.chat.strategies is not None:
             return self.chat.strategies
-        if self.version is not None and self.version.strategies_from_config and self.config_strategies is not None:
+        if self.version.strategies_from_config and self.config_strategies is not None:
             return self.config_strategies
         return None
 
+    def strategy_names(self) -> list[str] | None:
+        """The strategies that run, by name, as this version reads its list (None: a callable plugin)."""
+        spec = self.strategy_spec
+        names = parse_spec(spec, self.version_for(spec).default, validate=False)
+        return None if callable(names) else names
+
+    def _inferred_version(self) -> versions.ScoutVersion:
+        """The earliest version that has every strategy in force (the given ones, else the chat's)."""
+        return versions.infer(_names(self.strategies if self.strategies is not None else self.chat.strategies))
+
+    def version_for(self, spec: StrategySpec | None) -> versions.ScoutVersion:
+        """The version given, else the earliest that has every strategy of ``spec``."""
+        if self.version_given or spec is None:
+            return self.version
+        return versions.infer(_names(spec))
+
+    # -- other plans of the same chat: new values, shared facts ---------------------------
+    def with_setup(self, setup: Setup, thresholds: Thresholds | None = None) -> Inspection:
+        """The same chat under another setup (another strategy list or version); thresholds as given,
+        else these."""
+        return Inspection(
+            self.chat,
+            thresholds if thresholds is not None else self.thresholds,
+            setup,
+            config_strategies=self.config_strategies,
+            shared=self._shared,
+        )
+
+    def with_thresholds(self, thresholds: Thresholds) -> Inspection:
+        return self if thresholds is self.thresholds else self.with_setup(self.setup, thresholds)
+
+    def with_version(self, name: str | None) -> Inspection:
+        """Under scout-ai version ``name`` (None: the one inferred from the strategies in force)."""
+        return self.with_setup(self.setup.with_version(name))
+
+    def with_strategies(self, strategies: str | None) -> Inspection:
+        return self.with_setup(self.setup.with_strategies(strategies))
+
+    # -- what the plans read -----------------------------------------------------------
+    @property
+    def facts(self) -> ToolFacts:
+        """Tool facts built with this version's shorten_string."""
+        return self.facts_for(self.version)
+
+    def facts_for(self, version: versions.ScoutVersion) -> ToolFacts:
+        """Tool facts built with the version's shorten_string (cached: each version's cut text differs)."""
+        cache = self._shared.facts
+        found = cache.get(version.shortener)
+        if found is None:
+            found = cache[version.shortener] = ToolFacts(self.chat.messages, version.shortener)
+        return found
+
+    def inbox(self) -> InboxReading:
+        """What 2.x's inbox appended, rebuilt read-only from the inbox_removed/ folders beside the chat."""
+        if self._shared.inbox is None:
+            self._shared.inbox = read_inbox(self.chat.path)
+        return self._shared.inbox
+
+    def injected_for(self, version: versions.ScoutVersion) -> list[Message] | None:
+        return self.inbox().messages if version.passes_save_file else None
+
+    def __repr__(self) -> str:
+        return f"Inspection({self.chat!r})"
+
     def prompt(self, thresholds: Thresholds | None = None, strategies: StrategySpec | None = None) -> Prompt:
+        """The plan under this inspection's settings; ``thresholds`` and ``strategies`` plan another (the
+        analyses' trials) on the same chat, version and facts."""
         thresholds = thresholds or self.thresholds
         spec = strategies if strategies is not None else self.strategy_spec
-        epoch = self.epoch if self.epoch is not None and thresholds is self.thresholds else EpochSettings.of(thresholds)
         version = self.version_for(spec)
         return prepare_prompt(
             self.chat.messages,
             spec,
             thresholds.as_tuple(),
             self.facts_for(version),
-            epoch,
+            EpochSettings.of(thresholds),
             version,
             IncrementSettings.of(thresholds),
             self.injected_for(version),
@@ -133,27 +170,16 @@ def _names(spec: StrategySpec | None) -> list[str] | None:
     return None if callable(names) else names
 
 
-def open_inspection(
-    path: str | Path,
-    *,
-    input_format: str | None = None,
-    overrides: dict[str, str] | None = None,
-    strategies: str | None = None,
-    env: dict[str, str] | None = None,
-    config_files: list[Path] | None = None,
-    scout_version: str | None = None,
-) -> Inspection:
-    versions.get(scout_version)  # an unknown name is a usage error, before the chat is read
+def open_inspection(source: ChatSource | str | Path, setup: Setup | None = None) -> Inspection:
+    """The one door for a chat read whole: the file under the setup (see calls.open_history for a chat
+    stepped through its calls)."""
+    setup = setup if setup is not None else Setup()
+    if not isinstance(source, ChatSource):
+        source = ChatSource.of(source)
+    setup.scout_version()  # an unknown name is a usage error, before the chat is read
     with collector_paused():
-        chat = load_chat(path, input_format)
-        return inspect_chat(
-            chat,
-            overrides=overrides,
-            strategies=strategies,
-            env=env,
-            config_files=config_files,
-            scout_version=scout_version,
-        )
+        chat = load_chat(source.path, source.input_format)
+        return inspect_chat(chat, setup)
 
 
 @contextmanager
@@ -170,20 +196,20 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def inspect_chat(
-    chat: Chat,
-    *,
-    overrides: dict[str, str] | None = None,
-    strategies: str | None = None,
-    env: dict[str, str] | None = None,
-    config_files: list[Path] | None = None,
-    facts: ToolFacts | None = None,
-    scout_version: str | None = None,
-) -> Inspection:
-    """A loaded chat under the settings in force: overrides, its own config lines, config files, environment."""
-    version = versions.get(scout_version)
-    thresholds = resolve(overrides, chat_config=chat.config, env=env, config_files=config_files, chat_path=chat.path)
-    if strategies is not None:
-        parse_spec(strategies)  # unknown names fail here, before any work
-    config_strategies = strategies_setting(env=env, config_files=config_files)
-    return Inspection(chat, thresholds, strategies, facts=facts, version=version, config_strategies=config_strategies)
+def inspect_chat(chat: Chat, setup: Setup | None = None, *, facts: ToolFacts | None = None) -> Inspection:
+    """A loaded chat under the setup: overrides, its own config lines, config files, environment."""
+    setup = setup if setup is not None else Setup()
+    thresholds = resolve(
+        setup.overrides_dict(),
+        chat_config=chat.config,
+        env=setup.env_dict(),
+        config_files=setup.config_list(),
+        chat_path=chat.path,
+    )
+    if setup.strategies is not None:
+        parse_spec(setup.strategies)  # unknown names fail here, before any work
+    config_strategies = strategies_setting(env=setup.env_dict(), config_files=setup.config_list())
+    inspection = Inspection(chat, thresholds, setup, facts=facts, config_strategies=config_strategies)
+    if facts is None:
+        inspection.facts  # noqa: B018 - built here, in the loader's thread, with the collector paused
+    return inspection

@@ -13,12 +13,6 @@ from inspector.core.inspection import Inspection
 from inspector.core.scout.settings import Thresholds
 
 
-def edited_inspection(base: Inspection, thresholds: Thresholds, strategies: str | None) -> Inspection:
-    """The open chat with the thresholds and strategies being edited, and its cached facts."""
-    chosen = strategies if strategies is not None else base.strategies
-    return Inspection(base.chat, thresholds, chosen, facts=base.facts, epoch=base.epoch)
-
-
 class Replanners:
     """Hands out the Replanner for the chat and strategies in force, rebuilt only when they change."""
 
@@ -30,6 +24,6 @@ class Replanners:
         key = (base, strategies)
         if self._replanner is None or self._for != key:
             # a reload or another strategy list plans differently: the cached plans are no use
-            self._replanner = Replanner(edited_inspection(base, thresholds, strategies))
+            self._replanner = Replanner(base.with_setup(base.setup.with_strategies(strategies), thresholds))
             self._for = key
         return self._replanner.rebased(thresholds)

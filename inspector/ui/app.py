@@ -36,6 +36,7 @@ from inspector.core.calls.timeline import CallSettings, message_tiers
 from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
+from inspector.core.policies.decision import Tier
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, RowModel, content_text, filter_rows, row_matches_tier, summary_totals
@@ -43,13 +44,13 @@ from inspector.core.present.sanitize import one_line
 from inspector.core.present.settings_lines import as_env, as_scout_config
 from inspector.core.present.timeline import calls_count, calls_range
 from inspector.core.scout import versions
-from inspector.core.scout.decision import Tier
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import KEYS, SETTING_KEYS, Source, Thresholds, Value, keys_for
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
 from inspector.core.scout.totals import Totals
+from inspector.core.setup import ChatSource, Setup
 
-from .analysis import Replanners, edited_inspection
+from .analysis import Replanners
 from .commands import InspectorCommands
 from .keymap import APP_ACTIONS, VIEW_ACTIONS, bindings
 from .messages import (
@@ -366,14 +367,14 @@ class InspectorApp(App):
         try:
             if self.path is None:
                 raise InputError("no chat file given")
-            history = ChatHistory(
-                self.path,
-                input_format=self.input_format,
+            setup = Setup.of(
                 overrides=self.overrides,
                 config_files=self.config_files,
                 env=self.env,
-                scout_version=self.scout_version,
+                strategies=self.initial_strategies,
+                version=self.scout_version,
             )
+            history = ChatHistory(ChatSource.of(self.path, self.input_format), setup)
             inspection = history.whole
             rows = history.rows_at(None, inspection)
             thresholds = keep or inspection.thresholds
@@ -589,7 +590,9 @@ class InspectorApp(App):
 
     # -- the analysis tools (why, sweep chart, A/B compare, audit) ---------------------
     def analysis_inspection(self) -> Inspection:
-        return edited_inspection(self.inspection, self.thresholds, self.strategies)
+        """The chat on screen under the settings on screen: what every analysis answers about."""
+        inspection = self.inspection
+        return inspection.with_setup(inspection.setup.with_strategies(self.strategies), self.thresholds)
 
     def replanner(self):
         return self.replanners.get(self.inspection, self.thresholds, self.strategies)
@@ -891,13 +894,20 @@ class InspectorApp(App):
         order = [v.name for v in versions.ORDER]
         current = self.inspection.version_for(spec).name
         following = order[(order.index(current) + 1) % len(order)]
-        self.inspection.set_version(following)
-        if self.history is not None:
-            self.history.set_version(following)  # the whole chat and every call follow, not just the one on screen
-        self.scout_version = following  # a reload keeps it
+        self.switch_version(following)
         self.show_editor_with_plan()
         self.schedule_replan(0)
         self.notify(f"scout-ai version: {following}", markup=False)
+
+    def switch_version(self, name: str | None) -> None:
+        """Plan under scout-ai version ``name`` (None: inferred) from now on: the chat on screen, every call
+        and a reload all take it (new values: workers holding the old ones plan them unchanged)."""
+        self.inspection = self.inspection.with_version(name)
+        if self.history is not None:
+            self.history = self.history.with_setup(self.history.setup.with_version(name))
+            if self.follower is not None:
+                self.follower.history = self.history
+        self.scout_version = name
 
     def action_copy_settings(self) -> None:
         if self.thresholds is None:
@@ -929,10 +939,7 @@ class InspectorApp(App):
     def action_reset_thresholds(self) -> None:
         if self.loaded_thresholds is not None:
             if self.scout_version != self.initial_scout_version and self.inspection is not None:
-                self.inspection.restore_version(self.initial_scout_version)
-                if self.history is not None:
-                    self.history.restore_version(self.initial_scout_version)
-                self.scout_version = self.initial_scout_version
+                self.switch_version(self.initial_scout_version)
             self.apply_thresholds(self.loaded_thresholds, self.initial_strategies)
             self.notify("thresholds, strategies and scout-ai version reset to the loaded ones")
 
@@ -948,8 +955,7 @@ class InspectorApp(App):
                 follows = Value("max_tool_outputs", thresholds["max_tool_calls"], Source.FOLLOWS)
                 thresholds = replace(thresholds, values={**thresholds.values, "max_tool_outputs": follows})
             if result.scout_version is not None and self.inspection is not None:
-                self.inspection.set_version(result.scout_version)
-                self.scout_version = result.scout_version
+                self.switch_version(result.scout_version)
             self.apply_thresholds(thresholds, result.strategies or self.strategies)
             self.notify(f"preset {result.name!r} loaded", markup=False)
 

@@ -121,7 +121,7 @@ class Followed(Message):
 class WorkerFailed(Message):
     """A worker raised: its owner reports it up; the App's one handler shows it and recovers."""
 
-    worker: Worker
+    worker: Worker[object]
     owner: DOMNode
 
     @property

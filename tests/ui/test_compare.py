@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from inspector.core.analysis.compare import compare
 from inspector.core.inspection import open_inspection
+from inspector.core.setup import Setup
 
 from .conftest import DEMO, edit, settle
 
@@ -26,7 +27,7 @@ async def test_pin_edit_lists_changed_rows_and_totals(make_app):
         assert "#3     ✗ dropped → = full" + " " * 9 + "+3,353  output read_file" in text
         assert "#31    ✂ truncated → = full" + " " * 7 + "+7,910  output grep_logs" in text
         # the same rows as the core's comparison
-        inspection = open_inspection(DEMO, config_files=[], env={})
+        inspection = open_inspection(DEMO, Setup.of(config_files=[], env={}))
         expected = compare(inspection, inspection.thresholds, app.thresholds)
         listed = [int(line.split()[0][1:]) for line in text.splitlines() if line.startswith("#")]
         assert listed == [c.row for c in expected.changes]

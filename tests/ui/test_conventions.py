@@ -183,8 +183,8 @@ async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch,
     chat_path = write_chat([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}])
 
     class Faked(ChatHistory):
-        def __init__(self, path, **kwargs):
-            super().__init__(path, **kwargs)
+        def __init__(self, source, setup=None):
+            super().__init__(source, setup)
             chat = self.whole.chat
             chat.consumed.append(
                 Consumed(

@@ -8,9 +8,10 @@ import pytest
 
 from inspector.core.inspection import open_inspection
 from inspector.core.io.presets import PresetsError, delete_preset, load_presets, save_preset
+from inspector.core.policies import decision as d
 from inspector.core.present.sanitize import display_lines, display_text, one_line
 from inspector.core.present.wording import describe, explain_markers, ordinal
-from inspector.core.scout import decision as d
+from inspector.core.setup import Setup
 
 from .conftest import DEMO
 
@@ -45,7 +46,7 @@ def test_ordinals():
 
 
 def test_describe_names_rule_and_counters():
-    t = open_inspection(DEMO, config_files=[], env={}).thresholds
+    t = open_inspection(DEMO, Setup.of(config_files=[], env={})).thresholds
     dec = d.Decision(5, d.TRUNCATED, d.MIDDLE, 14, 131_204, 9000, 300, "output")
     assert describe(dec, t).startswith(
         "truncated: 14th newest output, beyond full_tool_outputs=10, "

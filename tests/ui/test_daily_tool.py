@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from inspector.core.setup import Setup
 from inspector.ui.screens.audit import AuditScreen
 from inspector.ui.screens.filter import FilterScreen
 
@@ -153,7 +154,7 @@ async def test_the_banner_says_a_reopened_export_is_already_a_prepared_prompt(ma
     from .conftest import DEMO
 
     exported = tmp_path / "demo.prompt.chat"
-    exported.write_bytes(prepared_bytes(open_inspection(DEMO, env={}, config_files=[]).prompt(), "chat"))
+    exported.write_bytes(prepared_bytes(open_inspection(DEMO, Setup.of(env={}, config_files=[])).prompt(), "chat"))
     app = make_app(exported)
     async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)

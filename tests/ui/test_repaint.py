@@ -16,6 +16,7 @@ import inspector.ui.widgets.thresholds as thresholds_module
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.timeline import message_tiers
 from inspector.core.inspection import Inspection
+from inspector.core.setup import Setup
 
 from .conftest import settle
 
@@ -46,7 +47,7 @@ async def test_a_threshold_change_repaints_list_and_totals_and_the_strip_follows
         assert strip.text.startswith(
             "#4 over 60 calls ▕=====✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✗✗✗✗✗✗✗▏ sent at calls 2-46, cut from 12,"
         )
-        edited = ChatHistory(DEMO_CHAT, overrides={"max_tool_chars": "5000"}, config_files=[], env={})
+        edited = ChatHistory(DEMO_CHAT, Setup.of(overrides={"max_tool_chars": "5000"}, config_files=[], env={}))
         assert message_tiers(edited, 4).tiers == message_tiers(app.history, 4, settings=app.call_settings()).tiers
         assert app.thresholds["full_tool_calls"] == 0
         app.apply_thresholds(app.thresholds.with_value("full_tool_calls", 0, "edited"), None, delay=0)

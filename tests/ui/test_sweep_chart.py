@@ -6,6 +6,7 @@ from textual import events
 
 from inspector.core.analysis.sweep import SweepRow, axis, sweep
 from inspector.core.inspection import open_inspection
+from inspector.core.setup import Setup
 from inspector.ui.widgets.sweep_chart import COLUMNS, chart_lines, compact, count, marker_column, sparkline
 
 from .conftest import DEMO, edit, settle
@@ -55,7 +56,7 @@ async def test_chart_updates_after_a_change(make_app):
 
 
 async def test_chart_rows_are_the_core_sweep(make_app):
-    inspection = open_inspection(DEMO, config_files=[], env={})
+    inspection = open_inspection(DEMO, Setup.of(config_files=[], env={}))
     values = axis(inspection, "full_tool_outputs", COLUMNS)
     rows = sweep(inspection, "full_tool_outputs", values)
     now = sweep(inspection, "full_tool_outputs", [10])[0]

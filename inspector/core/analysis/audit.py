@@ -26,8 +26,8 @@ from typing import Any
 from inspector.core.analysis.visibility import kept_ranges
 from inspector.core.inspection import Inspection
 from inspector.core.numbering import RowNumbers
+from inspector.core.policies import decision as d
 from inspector.core.ruby.json import RubyJSONError, parse
-from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings

@@ -14,7 +14,7 @@ from typing import Any
 from inspector.core.analysis.replan import Replanner
 from inspector.core.inspection import Inspection
 from inspector.core.numbering import RowNumbers
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import SETTING_KEYS, Thresholds
 from inspector.core.scout.tool_facts import chars_of
@@ -82,12 +82,8 @@ def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Rep
     pa, pb = rp.prompt(a.key()), rp.prompt(b.key())
     result = Comparison(a, b, totals_a=pa.totals(), totals_b=pb.totals())
     facts = inspection.facts
-    candidates: Iterable[int]
-    if rp.fast and pa.plan is not None and pb.plan is not None and pa.error is None and pb.error is None:
-        sa, sb = pa.plan.state, pb.plan.state
-        candidates = sorted(facts.order[p] for p in range(len(sa)) if sa[p] != sb[p])
-    else:
-        candidates = range(len(inspection.chat.messages))
+    changed = pa.changed_from(pb)
+    candidates: Iterable[int] = range(len(inspection.chat.messages)) if changed is None else changed
     numbers = RowNumbers.of(inspection.chat)
     for index in candidates:
         tier_a, tier_b = pa.tier_of(index), pb.tier_of(index)

@@ -43,7 +43,7 @@ from inspector.core.analysis.trace import Occurrence, Trace
 from inspector.core.analysis.visibility import survives
 from inspector.core.inspection import Inspection
 from inspector.core.numbering import RowNumbers
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import EPOCH_KEYS, INCREMENT_KEYS, KEYS, STRATEGY_KEYS, keys_for
 from inspector.core.scout.strategies.shorten_tools import CUT, KEEP
@@ -245,15 +245,7 @@ def _budget_down(rp: Replanner, key: str, current: int, limit: int) -> Iterator[
 def _raising(rp: Replanner) -> list[int]:
     """Positions whose shortening raises, should a plan put them in the middle band (few: only the
     messages whose first reading saw an odd type are shortened to find out)."""
-    cached = getattr(rp, "_raising_positions", None)
-    if cached is None:
-        facts = rp.inspection.facts
-        risky = facts.risky()
-        for q in risky:
-            facts.shortened(q)
-        cached = [q for q in risky if q in facts.band_errors]
-        rp._raising_positions = cached  # type: ignore[attr-defined]
-    return cached
+    return rp.inspection.facts.raising_positions()
 
 
 PAIR_REACH = 64  # tool positions looked through for a message's call or output
@@ -403,7 +395,7 @@ def _window_outcome(
     """The epoch strategies' closed form for the target, when one epoch strategy decides every message."""
     from inspector.core.scout.strategies.windows import WindowPlan
 
-    stage = prompt.stage
+    stage = prompt.planner
     if not isinstance(stage, WindowPlan):
         return None  # a chain, another strategy, or the exact walk 1.2.6 takes where it raises
     model = WindowOutcome(stage.facts, target.index, lambda text: survives(target.spot, target.content, text))

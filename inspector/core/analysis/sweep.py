@@ -14,7 +14,7 @@ from typing import Any
 from inspector.core.analysis.replan import Replanner, output_count, parse_value, prompt_chars
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
 from inspector.core.scout.settings import FLOAT_KEYS, SETTING_KEYS, Thresholds
 from inspector.core.scout.totals import estimate_tokens
 

@@ -20,10 +20,11 @@ from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.model import Finding
 from inspector.core.numbering import RowNumbers
+from inspector.core.policies import decision as d
+from inspector.core.policies.decision import ToolKind
 from inspector.core.present.wording import describe, describe_consumed
-from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.roles import ToolKind, tool_kind
+from inspector.core.scout.roles import tool_kind
 from inspector.core.scout.tool_facts import KIND_OF_CODE
 from inspector.core.yielding import pause_if_due
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
+from copy import copy
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from inspector.core.calls.find import Call, CallIndex, index_calls
 from inspector.core.errors import InputError
@@ -33,6 +34,7 @@ from inspector.core.scout.roles import unknown_role_findings
 from inspector.core.scout.settings import resolve
 from inspector.core.scout.strategies.shorten_tools import PrefixCounts, ShortenToolsPlan, prefix_counts
 from inspector.core.scout.tool_facts import ToolFacts
+from inspector.core.setup import ChatSource, Setup
 
 if TYPE_CHECKING:
     from inspector.core.present.rows import RowModel
@@ -43,37 +45,44 @@ KEEP = 16  # inspections at calls kept for stepping back and forth
 class ChatHistory:
     """One chat file and its calls; ``at(n)`` is the inspection of the chat as it stood before call n."""
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        input_format: str | None = None,
-        overrides: dict[str, str] | None = None,
-        strategies: str | None = None,
-        env: dict[str, str] | None = None,
-        config_files: list[Path] | None = None,
-        data: bytes | None = None,
-        scout_version: str | None = None,
-    ):
-        self.path = str(path)
-        self.input_format = input_format
-        self.overrides = overrides
-        self.strategies = strategies
-        self.env = env
-        self.config_files = config_files
+    def __init__(self, source: ChatSource | str | Path, setup: Setup | None = None, *, data: bytes | None = None):
+        self.chat_source = source if isinstance(source, ChatSource) else ChatSource.of(source)
+        self.setup = setup if setup is not None else Setup()
+        self.setup.scout_version()  # an unknown name is a usage error, before the chat is read
         self.marked: Marked | None = None
         self._parts: list[bytes] = [data] if data is not None else []
-        chat = self._load_whole()
-        self._setup(
-            inspect_chat(
-                chat,
-                overrides=overrides,
-                strategies=strategies,
-                env=env,
-                config_files=config_files,
-                scout_version=scout_version,
-            )
-        )
+        self._setup(inspect_chat(self._load_whole(), self.setup))
+
+    @property
+    def path(self) -> str:
+        return self.chat_source.path
+
+    @property
+    def input_format(self) -> str | None:
+        return self.chat_source.input_format
+
+    def with_setup(self, setup: Setup) -> ChatHistory:
+        """The same file under another setup (the app's version or strategy switch): the parse and the call
+        index are shared, the plans at calls are made anew. Thresholds are resolved again only when what
+        they are read from changed."""
+        if setup == self.setup:
+            return self
+        new = copy(self)
+        new.setup = setup
+        old = self.whole
+        if (setup.overrides, setup.env, setup.config_files) == (
+            self.setup.overrides,
+            self.setup.env,
+            self.setup.config_files,
+        ):
+            new.whole = old.with_setup(setup)
+        else:
+            new.whole = inspect_chat(old.chat, setup)
+        new._cache = OrderedDict()
+        new._counts_fast = None
+        new._rows = None
+        new.prefix_counts = dict(self.prefix_counts)
+        return new
 
     def _setup(self, whole: Inspection, old: ChatHistory | None = None, kept: int = 0, same: int = 0) -> None:
         """Index the chat; ``old``: the history this one grew from, whose first ``kept`` prompt messages
@@ -163,8 +172,7 @@ class ChatHistory:
         if marked is None:
             return None
         new = ChatHistory.__new__(ChatHistory)
-        new.path, new.input_format, new.overrides = self.path, self.input_format, self.overrides
-        new.strategies, new.env, new.config_files = self.strategies, self.env, self.config_files
+        new.chat_source, new.setup = self.chat_source, self.setup
         # the file's bytes as the pieces read: joining 70 MB on every append costs more than the parse
         new.marked, new._parts = marked, [*self._parts, appended]
         grown = self._grown_plain(marked) if self.plain else None
@@ -182,16 +190,9 @@ class ChatHistory:
         if old.facts is not None and prefix:
             facts = old.facts.extended_facts(chat.messages)
         if chat.config == old.chat.config:
-            whole = Inspection(chat, old.thresholds, self.strategies, facts=facts, epoch=old.epoch)
+            whole = Inspection(chat, old.thresholds, self.setup, facts=facts, config_strategies=old.config_strategies)
         else:
-            whole = inspect_chat(
-                chat,
-                overrides=self.overrides,
-                strategies=self.strategies,
-                env=self.env,
-                config_files=self.config_files,
-                facts=facts,
-            )
+            whole = inspect_chat(chat, self.setup, facts=facts)
         if grown is not None:
             new._setup(whole, self, kept, same)
         else:
@@ -420,22 +421,6 @@ class ChatHistory:
         facts = inspection.facts
         return facts if facts is not None else ToolFacts(inspection.chat.messages)
 
-    def set_version(self, name: str) -> None:
-        """Run this scout-ai version from now on, for the whole chat and every call (the app's ``V``).
-
-        Calls built later take the whole chat's version (``_same``); the ones already built are
-        switched too, so stepping through calls after a switch never shows an older version.
-        """
-        self.whole.set_version(name)
-        for inspection in self._cache.values():
-            inspection.set_version(name)
-
-    def restore_version(self, name: str | None) -> None:
-        """Back to the version given at start (None: each inspection's inferred one), as set_version goes."""
-        self.whole.restore_version(name)
-        for inspection in self._cache.values():
-            inspection.restore_version(name)
-
     def at(self, number: int) -> Inspection:
         """The inspection of the chat as it stood just before call ``number``."""
         known = self._cache.get(number)
@@ -456,12 +441,17 @@ class ChatHistory:
         if number in self.prefix_counts or _is_prefix(chat.messages, whole.chat.messages):
             facts = whole.facts.prefix_facts(chat.messages)
             facts.position  # noqa: B018 - built here, in the caller's thread, not by the first paint of the rows
-        if chat.config == whole.chat.config:
-            return Inspection(chat, whole.thresholds, self.strategies, facts=facts, epoch=whole.epoch, **_same(whole))
-        thresholds = resolve(
-            self.overrides, chat_config=chat.config, env=self.env, config_files=self.config_files, chat_path=self.path
-        )
-        return Inspection(chat, thresholds, self.strategies, facts=facts, epoch=whole.epoch, **_same(whole))
+        thresholds = whole.thresholds
+        if chat.config != whole.chat.config:
+            setup = self.setup
+            thresholds = resolve(
+                setup.overrides_dict(),
+                chat_config=chat.config,
+                env=setup.env_dict(),
+                config_files=setup.config_list(),
+                chat_path=self.path,
+            )
+        return Inspection(chat, thresholds, self.setup, facts=facts, config_strategies=whole.config_strategies)
 
     def _cut_chat(self, call: Call) -> Chat:
         whole = self.whole.chat
@@ -567,11 +557,3 @@ def _large_json(path: str) -> bool:
         return False
     head = found[0]
     return detect(head.decode("utf-8", "ignore"), path) != scout_chat.NAME
-
-
-def _same(whole: Inspection) -> dict[str, Any]:
-    """The scout-ai version and config strategy list of the whole chat, for a chat cut at a call."""
-    return {
-        "version": whole.version if whole.version_given else None,
-        "config_strategies": whole.config_strategies,
-    }

@@ -55,13 +55,6 @@ class Follower:
 
     def _reload(self) -> ChatHistory:
         old = self.history
-        history = ChatHistory(
-            old.path,
-            input_format=old.input_format,
-            overrides=old.overrides,
-            strategies=old.strategies,
-            env=old.env,
-            config_files=old.config_files,
-        )
+        history = ChatHistory(old.chat_source, old.setup)  # the setup followed whole: version, strategies...
         self.watch.reset(history.size, history.tail(SEAM))
         return history

@@ -17,7 +17,7 @@ from inspector.core.analysis.trace import Occurrence, trace
 from inspector.core.analysis.visibility import survives
 from inspector.core.calls.history import ChatHistory
 from inspector.core.model import Message
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
 from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts
@@ -199,11 +199,12 @@ def _fast_walker(history: ChatHistory, settings: CallSettings) -> Callable[[int,
     """A function (call, index) -> tier when every cut chat is a prefix under the same plain shorten_tools."""
     whole = history.whole
     spec = settings.strategies if settings.strategies is not None else whole.strategy_spec
-    if whole.facts is None or parse_spec(spec) != ["shorten_tools"]:
-        return None
+    version = whole.version_for(spec)
+    if parse_spec(spec, version.default, validate=False) != ["shorten_tools"]:
+        return None  # the list as this version reads it (None: its default, not the seed's)
     if whole.chat.format == "scout" and not history.plain:
         return None
-    facts = whole.facts_for(whole.version_for(spec))
+    facts = whole.facts_for(version)
     values = (settings.thresholds or whole.thresholds).as_tuple()
 
     def tier(number: int, index: int) -> str:

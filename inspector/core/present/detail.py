@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from inspector.core.policies import decision as d
 from inspector.core.present.rows import RowModel, content_text
 from inspector.core.present.sanitize import display_text
 from inspector.core.present.wording import describe, describe_consumed, explain_markers
 from inspector.core.ruby.json import RubyJSONError, parse
-from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 

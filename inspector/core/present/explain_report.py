@@ -19,9 +19,9 @@ import orjson
 from inspector.core.analysis.audit import AuditFinding
 from inspector.core.inspection import Inspection
 from inspector.core.model import Consumed
+from inspector.core.policies import decision as d
 from inspector.core.present.cells import report_cell
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.tool_facts import chars_of
 from inspector.core.scout.totals import Totals

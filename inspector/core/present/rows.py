@@ -13,9 +13,9 @@ from typing import Any
 
 from inspector.core.model import Chat, Consumed, Message
 from inspector.core.numbering import RowNumbers
+from inspector.core.policies import decision as d
 from inspector.core.present.sanitize import one_line
 from inspector.core.ruby.json import RubyJSONError, parse
-from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, chars_of
 from inspector.core.scout.totals import Totals

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
 from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.shorten import DEFAULT_SHORT_STRING_LENGTH, WARNING, marker
 

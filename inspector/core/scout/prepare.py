@@ -7,10 +7,10 @@ from typing import Any
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
+from inspector.core.policies import decision as d
+from inspector.core.policies.planner import Planner, PlannerBase, Sizes
 from inspector.core.ruby.json import generator_error
-from inspector.core.scout import decision as d
 from inspector.core.scout import versions
-from inspector.core.scout.planner import Planner
 from inspector.core.scout.roles import is_tool, tool_kind
 from inspector.core.scout.settings import DEFAULTS
 from inspector.core.scout.strategies import StrategyFn, is_registered, lookup, parse_spec
@@ -31,33 +31,87 @@ DEFAULT_THRESHOLDS = (
 )  # in KEYS order
 
 
-class Prompt:
-    """What the model is sent, with one decision per original message."""
+class ChainPlan(PlannerBase):
+    """A chain of strategies and plugins run message list by message list: its result, decided."""
 
     def __init__(
         self,
-        messages: list[Message],
-        strategies: list[str] | StrategyFn,
-        plan: ShortenToolsPlan | None,
-        prepared: list[Message] | None,
-        origins: list[int] | None,
-        decisions: list[d.Decision] | None,
+        original: list[Message],
+        prepared: list[Message],
+        origins: list[int],
+        decisions: list[d.Decision],
         error: ScoutError | None,
-        stage: Planner | None = None,
     ) -> None:
+        self.original = original
+        self._prepared = prepared if error is None else []
+        self._origins = origins if error is None else []
+        self._decisions = decisions
+        self.error = error
+        self._position: dict[int, int] | None = None  # original index -> place in the prepared list
+
+    def messages(self) -> list[Message]:
+        return list(self._prepared)
+
+    def origins(self) -> list[int]:
+        return list(self._origins)
+
+    def decision(self, index: int) -> d.Decision:
+        return self._decisions[index]
+
+    def decisions(self) -> list[d.Decision]:
+        return list(self._decisions)
+
+    def tier_of(self, index: int) -> d.Tier:
+        return self._decisions[index].tier
+
+    def visible_content(self, index: int) -> Any:
+        if self._decisions[index].tier in (d.DROPPED, d.ERROR, d.UNDECIDED):
+            return None
+        if self._position is None:
+            self._position = {}
+            for k, o in enumerate(self._origins):
+                self._position.setdefault(o, k)
+        position = self._position.get(index)
+        return self._prepared[position].fields.get("content") if position is not None else None
+
+    def tier_counts(self) -> dict[d.Tier, int]:
+        counts = {t: 0 for t in (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)}
+        for dec in self._decisions:
+            counts[dec.tier] = counts.get(dec.tier, 0) + 1
+        return counts
+
+    def sizes(self, chars_before: int | None = None) -> Sizes:
+        original = self.original
+        tool_before = sum(chars_of(m.fields.get("content")) for m in original if is_tool(m))
+        if chars_before is None:
+            chars_before = sum(chars_of(m.fields.get("content")) for m in original)
+        if self.error is not None:
+            return chars_before, tool_before, 0, 0, 0
+        prepared = self._prepared
+        chars_after = sum(chars_of(m.fields.get("content")) for m in prepared)
+        tool_after = sum(chars_of(m.fields.get("content")) for m in prepared if is_tool(m))
+        return chars_before, tool_before, chars_after, tool_after, len(prepared)
+
+
+class Prompt:
+    """What the model is sent, with one decision per original message: one planner's answer, and what
+    2.x's inbox appended after it."""
+
+    def __init__(self, messages: list[Message], strategies: list[str] | StrategyFn, planner: Planner) -> None:
         self.original = messages
         self.strategies = strategies
-        self.plan = plan  # set when the list is just [shorten_tools]: decisions come lazily from it
-        self.stage = stage  # an epoch strategy's WindowPlan (or none's): the same, through the same methods
+        self.planner = planner
+        self.error: ScoutError | None = planner.error
         self.version = ""  # the scout-ai version whose prompt layer made it (set by prepare_prompt)
         self.appended: list[Message] = []  # what 2.x's inbox appended (rebuilt read-only from inbox_removed/)
-        # the chain path (plan and stage None) always passes prepared messages and decisions
-        self._prepared: list[Message] = prepared or []
-        self._origins = origins
-        self._decisions: list[d.Decision] = decisions or []
-        self.error = error
         self._send_checked = False  # send_error, once asked
         self._send_error: str | None = None
+
+    @property
+    def plan(self) -> ShortenToolsPlan | None:
+        """The shorten_tools plan when it alone decides every message (the analyses' closed forms)."""
+        planner = self.planner
+        return planner if isinstance(planner, ShortenToolsPlan) else None
 
     def send_error(self) -> str | None:
         """What scout-ai raises writing the prepared prompt to send it (an infinite number such as 1e400,
@@ -78,89 +132,48 @@ class Prompt:
     def messages(self) -> list[Message]:
         if self.error is not None:
             return []
-        if self.appended:
-            return [*self._messages(), *self.appended]
-        return self._messages()
-
-    def _messages(self) -> list[Message]:
-        if self.plan is not None:
-            return self.plan.messages()
-        if self.stage is not None:
-            return self.stage.messages()
-        return self._prepared or []
+        return [*self.planner.messages(), *self.appended] if self.appended else self.planner.messages()
 
     def origins(self) -> list[int]:
         """For each prepared message, the original index it came from (-1: inserted by a strategy)."""
         if self.error is not None:
             return []
-        if self.appended:
-            return [*self._origin_list(), *([-1] * len(self.appended))]
-        return self._origin_list()
-
-    def _origin_list(self) -> list[int]:
-        if self.plan is not None:
-            return self.plan.origins()
-        if self.stage is not None:
-            return self.stage.origins()
-        return list(self._origins or [])
+        origins = self.planner.origins()
+        return [*origins, *([-1] * len(self.appended))] if self.appended else origins
 
     def inserted(self) -> list[tuple[int, Message]]:
-        """Messages a strategy added (a compaction notice), with their place in the prepared list."""
-        if self.plan is not None:  # shorten_tools inserts nothing: only what the inbox appended, at the end
-            if self.error is not None or not self.appended:
-                return []
-            counts = self.plan.tier_counts()
-            sent = counts[d.FULL] + counts[d.TRUNCATED]
-            return [(sent + k, m) for k, m in enumerate(self.appended)]
-        return [(i, m) for i, (o, m) in enumerate(zip(self.origins(), self.messages())) if o < 0]
+        """Messages a strategy added (a compaction notice) or the inbox appended, with their place in the
+        prepared list."""
+        if self.error is not None:
+            return []
+        found = self.planner.inserted()
+        if self.appended:
+            sent = len(self.planner.origins())
+            found = [*found, *((sent + k, m) for k, m in enumerate(self.appended))]
+        return found
 
     def decision(self, index: int) -> d.Decision:
-        if self.plan is not None:
-            return self.plan.decision(index)
-        if self.stage is not None:
-            return self.stage.decision(index)
-        return self._decisions[index]
+        return self.planner.decision(index)
 
     def decisions(self) -> list[d.Decision]:
-        if self.plan is not None:
-            return self.plan.decisions()
-        if self.stage is not None:
-            return self.stage.decisions()
-        return list(self._decisions)
+        return self.planner.decisions()
 
     def decision_columns(self) -> d.DecisionColumns:
         """``decisions()`` as columns (no object per message when the plan can give them so)."""
-        if self.plan is not None:
-            return self.plan.decision_columns()
-        return d.DecisionColumns.of(self.decisions())
+        return self.planner.decision_columns()
 
     def tier_of(self, index: int) -> d.Tier:
-        if self.plan is not None:
-            return self.plan.tier_of(index)
-        if self.stage is not None:
-            return self.stage.tier_of(index)
-        return self._decisions[index].tier
+        return self.planner.tier_of(index)
 
     def visible_content(self, index: int) -> Any:
-        if self.plan is not None:
-            return self.plan.visible_content(index)
-        if self.stage is not None:
-            return self.stage.visible_content(index)
-        tier = self._decisions[index].tier
-        if tier in (d.DROPPED, d.ERROR, d.UNDECIDED):
-            return None
-        position = self._origins.index(index) if self._origins else None
-        return self._prepared[position].fields.get("content") if position is not None else None
+        return self.planner.visible_content(index)
 
     def tier_counts(self) -> dict[d.Tier, int]:
-        if self.plan is not None:
-            return dict(self.plan.tier_counts())
-        if self.stage is not None:
-            return self.stage.tier_counts()
-        counts = {t: 0 for t in (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)}
-        for dec in self._decisions:
-            counts[dec.tier] = counts.get(dec.tier, 0) + 1
-        return counts
+        return dict(self.planner.tier_counts())
+
+    def changed_from(self, other: Prompt) -> list[int] | None:
+        """The original indices whose outcome may differ in ``other`` (None: any may)."""
+        return self.planner.changed_from(other.planner)
 
     def totals(self, chars_before: int | None = None) -> Totals:
         """Messages and characters before and after (all roles; tool characters separately).
@@ -168,32 +181,15 @@ class Prompt:
         ``chars_before``: every original message's characters, when the caller has them counted
         (explain's columns): a million messages are then not read again to count them.
         """
-        counts = self.tier_counts()
-        if self.plan is not None:
-            facts = self.plan.facts
-            tool_before = facts.tool_chars()
-            nontool = facts.nontool_chars() if chars_before is None else chars_before - tool_before
-            chars_before = nontool + tool_before
-            tool_after = self.plan.tool_chars_after
-            chars_after = nontool + tool_after if self.error is None else 0
-            visible = counts[d.FULL] + counts[d.TRUNCATED]
-        elif self.stage is not None:
-            chars_before, tool_before, chars_after, tool_after, visible = self.stage.sizes()
-        else:
-            chars_before = sum(chars_of(m.fields.get("content")) for m in self.original)
-            tool_before = sum(chars_of(m.fields.get("content")) for m in self.original if is_tool(m))
-            prepared = self.messages()
-            chars_after = sum(chars_of(m.fields.get("content")) for m in prepared)
-            tool_after = sum(chars_of(m.fields.get("content")) for m in prepared if is_tool(m))
-            visible = len(prepared)
+        before, tool_before, after, tool_after, visible = self.planner.sizes(chars_before)
         if self.error is not None:
-            visible, chars_after, tool_after = 0, 0, 0
+            visible, after, tool_after = 0, 0, 0
         return Totals(
             messages=len(self.original),
             visible_messages=visible,
-            tiers=tier_counts(counts),
-            chars_before=chars_before,
-            chars_after=chars_after,
+            tiers=tier_counts(self.tier_counts()),
+            chars_before=before,
+            chars_after=after,
             tool_chars_before=tool_before,
             tool_chars_after=tool_after,
             error=self.error.describe() if self.error is not None else None,
@@ -250,19 +246,18 @@ def _prepare(
         return _run_chain(messages, spec, [spec], thresholds, facts, epoch, version, increment_settings)
     if spec == ["shorten_tools"]:
         facts = facts if facts is not None else ToolFacts(messages, version.shortener)
-        plan = ShortenToolsPlan(facts, thresholds)
-        return Prompt(messages, spec, plan, None, None, None, plan.error)
+        return Prompt(messages, spec, ShortenToolsPlan(facts, thresholds))
     if all(name in version.builtin for name in spec):
         # inbox only appends (read-only here) and none changes nothing: one planner decides every message
         core = [name for name in spec if name not in ("none", "inbox")]
         if not core:
             from inspector.core.scout.strategies.windows import Unchanged
 
-            return Prompt(messages, spec, None, None, None, None, None, Unchanged(messages, facts))
+            return Prompt(messages, spec, Unchanged(messages, facts))
         if len(core) == 1 and core[0] in (EPOCH, increment.NAME):
             stage = _window_plan(messages, core[0], facts, version, epoch, increment_settings)
             if stage is not None:
-                return Prompt(messages, spec, None, None, None, None, stage.error, stage)
+                return Prompt(messages, spec, stage)
     return _run_chain(messages, spec, spec, thresholds, facts, epoch, version, increment_settings)
 
 
@@ -375,8 +370,7 @@ def _run_chain(
         current, origin = _run_custom(fn, current, origin, decisions, originals)
     if error is None:
         _settle(messages, current, origin, decisions)
-        return Prompt(messages, label, None, current, origin, decisions, None)
-    return Prompt(messages, label, None, [], [], decisions, error)
+    return Prompt(messages, label, ChainPlan(messages, current, origin, decisions, error))
 
 
 def _run_epoch(current: Any, origin: Any, decisions: Any, originals: Any, result: Any) -> Any:

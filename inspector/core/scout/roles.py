@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from itertools import repeat
 from operator import attrgetter
 
 from inspector.core.model import Finding, Message
+from inspector.core.policies.decision import ToolKind
 
 CALL_ROLE, OUTPUT_ROLE = "function_call", "function_call_output"
-
-
-class ToolKind(StrEnum):
-    """A message read as a tool call, a tool output, or neither (then it equals "")."""
-
-    CALL = "call"
-    OUTPUT = "output"
-    NONE = ""
 
 
 def tool_kind(role: object) -> ToolKind:

@@ -25,9 +25,10 @@ import msgspec
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
+from inspector.core.policies.decision import ToolKind
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby import json_bytes
-from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, ToolKind, tool_kind
+from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, tool_kind
 from inspector.core.scout.shorten import LISTING, Shortener
 from inspector.core.yielding import pause_if_due
 
@@ -121,6 +122,7 @@ class ToolFacts:
         self._columns: tuple[list[int], list[ToolKind], list[tuple[int, int]]] | None = None
         self.windows: dict[str, Any] = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
         self._risky: list[int] | None = None
+        self._raising: list[int] | None = None
         self._odd: frozenset[int] | None = None
         self._char_sums: tuple[list[int], list[int]] | None = None
 
@@ -167,6 +169,7 @@ class ToolFacts:
         new._nontool_chars = sums[0][count] - new._tool_chars
         new._columns = None
         new._risky = None
+        new._raising = None
         new._odd = None
         new.maybe_raises = self.maybe_raises[start:]
         new.idents = self.idents[start:]
@@ -220,6 +223,7 @@ class ToolFacts:
         new._tool_chars = None
         new._columns = None
         new._risky = None
+        new._raising = None
         new._odd = None
         new.shortener = self.shortener
         new.windows = {}
@@ -380,6 +384,16 @@ class ToolFacts:
                     kinds = self.kinds
                     self._risky = [p for p in sorted(odd) if kinds[p] != FAIL and self.band_raises(p) is not False]
         return self._risky
+
+    def raising_positions(self) -> list[int]:
+        """Positions whose shortening raises, should a plan put them in the middle band (few: only the
+        messages whose first reading saw an odd type are shortened to find out)."""
+        if self._raising is None:
+            risky = self.risky()
+            for q in risky:
+                self.shortened(q)
+            self._raising = [q for q in risky if q in self.band_errors]
+        return self._raising
 
     def odd(self) -> frozenset[int]:
         """Positions whose first reading saw something odd (a wrong type, a large array, JSON only Ruby

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from inspector.core.scout.decision import Tier
+from inspector.core.policies.decision import Tier
 
 ALWAYS_SHOWN = (Tier.FULL, Tier.TRUNCATED, Tier.DROPPED)  # listed even at zero
 

@@ -7,6 +7,7 @@ finding jumps to its first message. Finding texts quote the chat, so they go in 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,6 +28,9 @@ from ..messages import report_failure
 from ..results import JumpTo, JumpToCall
 from .base import Dialog
 
+if TYPE_CHECKING:
+    from inspector.core.calls.history import ChatHistory
+
 
 def finding_text(f: AuditFinding) -> str:
     rows = ", ".join(f"#{r}" for r in f.rows[:8]) + (" …" if len(f.rows) > 8 else "")
@@ -40,7 +44,7 @@ class Audited(Message):
     error: str | None = None
 
 
-class AuditScreen(Dialog):
+class AuditScreen(Dialog[JumpTo | JumpToCall]):
     """Dismisses with JumpTo (the finding's first message) or None."""
 
     DEFAULT_CSS = """
@@ -49,7 +53,7 @@ class AuditScreen(Dialog):
     """
     BINDINGS = [Binding("escape", "close", "Close", show=False)]
 
-    def __init__(self, inspection: Inspection, replanner: Replanner, history=None):
+    def __init__(self, inspection: Inspection, replanner: Replanner, history: ChatHistory | None = None) -> None:
         super().__init__()
         self.history = history  # the chat's model calls: a repeated call jumps to the call that made it
         self.inspection, self.replanner = inspection, replanner
@@ -112,6 +116,8 @@ class AuditScreen(Dialog):
     @on(OptionList.OptionSelected, "#audit-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        # the list holds options only once the findings are in, each with its finding's index as id
+        assert self.findings is not None and event.option.id is not None
         finding = self.findings[int(event.option.id)]
         if not finding.rows:
             self.notify("this finding names no message", severity="warning")

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
+ResultT = TypeVar("ResultT")
 
-class Dialog(ModalScreen):
+
+class Dialog(ModalScreen[ResultT]):
+    """Dismisses with a ``ResultT`` (the dialog's answer) or None (closed)."""
+
     DEFAULT_CSS = """
     Dialog { align: center middle; }
     Dialog > .box {

@@ -14,7 +14,7 @@ from inspector.core.present.sanitize import one_line
 from .base import Dialog
 
 
-class ConfirmScreen(Dialog):
+class ConfirmScreen(Dialog[bool]):
     BINDINGS = [Binding("escape,n", "answer(False)", "No", show=False), Binding("y", "answer(True)", "Yes", show=False)]
 
     def __init__(self, question: str):

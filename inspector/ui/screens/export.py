@@ -29,7 +29,7 @@ def default_path(source: str | None, kind: str, fmt: str) -> str:
     return f"{stem}.{suffix}.{EXTENSIONS.get(fmt, fmt)}"
 
 
-class ExportScreen(WriteDialog):
+class ExportScreen(WriteDialog[ExportChoice]):
     """Dismisses with an ExportChoice or None."""
 
     RADIO_ID = "what"

@@ -9,8 +9,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, RadioButton, RadioSet, Static
 
+from inspector.core.policies import decision as d
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout import decision as d
 
 from ..results import FilterChoice
 from .base import Dialog
@@ -20,7 +20,7 @@ TIER_CHOICES = ("cut", d.TRUNCATED, d.DROPPED, d.FULL, d.CONSUMED, d.ERROR, d.UN
 TIER_TEXT = {"cut": "truncated or dropped"}
 
 
-class FilterScreen(Dialog):
+class FilterScreen(Dialog[FilterChoice]):
     DEFAULT_CSS = """
     FilterScreen Horizontal.sets { height: auto; }
     FilterScreen RadioSet { width: 1fr; height: auto; max-height: 14; }

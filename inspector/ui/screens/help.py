@@ -39,7 +39,7 @@ def help_text() -> str:
     return "\n".join(lines)
 
 
-class HelpScreen(Dialog):
+class HelpScreen(Dialog[None]):
     BINDINGS = [Binding("escape,q,question_mark,f1", "close", "Close", show=False)]
 
     def compose(self) -> ComposeResult:

@@ -12,7 +12,7 @@ from inspector.core.present.sanitize import display_text
 from .base import Dialog
 
 
-class NotesScreen(Dialog):
+class NotesScreen(Dialog[None]):
     def __init__(self, lines: list[str]):
         super().__init__()
         self.lines = lines

@@ -29,7 +29,7 @@ SHORT = {
 }
 
 
-class PresetsScreen(Dialog):
+class PresetsScreen(Dialog[PresetChoice]):
     """Dismisses with a PresetChoice (load) or None; saving happens in place."""
 
     DEFAULT_CSS = """
@@ -42,7 +42,7 @@ class PresetsScreen(Dialog):
         super().__init__()
         self.current, self.strategies = current, strategies
         self.scout_version = scout_version
-        self.presets: dict[str, dict] = {}
+        self.presets: dict[str, PresetChoice] = {}  # by name, as a load would hand each back
         self.broken = False
 
     def compose(self) -> ComposeResult:
@@ -70,7 +70,10 @@ class PresetsScreen(Dialog):
         options = self.query_one("#preset-list", OptionList)
         options.clear_options()
         try:
-            self.presets = load_presets()
+            self.presets = {
+                name: PresetChoice(name, preset["thresholds"], preset["strategies"], preset.get("scout_version"))
+                for name, preset in load_presets().items()
+            }
             self.broken = False
         except PresetsError as exc:
             self.presets, self.broken = {}, True
@@ -78,10 +81,10 @@ class PresetsScreen(Dialog):
             return
         for name, preset in self.presets.items():
             values = " ".join(
-                f"{SHORT[k]}={'follows' if preset['thresholds'][k] is None else format(preset['thresholds'][k], ',')}"
+                f"{SHORT[k]}={'follows' if preset.thresholds[k] is None else format(preset.thresholds[k], ',')}"
                 for k in KEYS
             )
-            strat = f" [{preset['strategies']}]" if preset["strategies"] else ""
+            strat = f" [{preset.strategies}]" if preset.strategies else ""
             options.add_option(Option(Content(one_line(f"{name}: {values}{strat}", 200)), id=name))
         if not self.presets:
             self.say("no presets yet: type a name and Save current")
@@ -96,7 +99,7 @@ class PresetsScreen(Dialog):
 
     @on(Input.Submitted, "#preset-name")
     @on(Button.Pressed, "#save")
-    def _save(self, event) -> None:
+    def _save(self, event: Input.Submitted | Button.Pressed) -> None:
         event.stop()
         name = self.query_one("#preset-name", Input).value.strip()
         if self.broken:
@@ -115,14 +118,13 @@ class PresetsScreen(Dialog):
 
     @on(OptionList.OptionSelected, "#preset-list")
     @on(Button.Pressed, "#load")
-    def _load(self, event) -> None:
+    def _load(self, event: OptionList.OptionSelected | Button.Pressed) -> None:
         event.stop()
         name = self._selected()
         if name is None:
             self.say("pick a preset in the list first", True)
             return
-        preset = self.presets[name]
-        self.dismiss(PresetChoice(name, preset["thresholds"], preset["strategies"], preset.get("scout_version")))
+        self.dismiss(self.presets[name])
 
     @on(Button.Pressed, "#delete")
     def _delete(self) -> None:

@@ -21,7 +21,7 @@ def default_path(source: str | None, fmt: str) -> str:
     return f"{stem}.settings.{SUFFIXES[fmt]}"
 
 
-class SaveSettingsScreen(WriteDialog):
+class SaveSettingsScreen(WriteDialog[SettingsChoice]):
     """Dismisses with a SettingsChoice or None."""
 
     RADIO_ID = "format"

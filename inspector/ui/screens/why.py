@@ -38,6 +38,7 @@ from ..widgets.dual_view import GLYPHS
 from .base import Dialog
 
 if TYPE_CHECKING:  # the timelines' module is imported when they are first computed
+    from inspector.core.calls.history import ChatHistory
     from inspector.core.calls.timeline import CallSettings
 
 MAX_SHOWN = 200  # occurrences listed (and searched for fixes); a common word can occur thousands of times
@@ -87,7 +88,7 @@ class FixesFound(Message):
     total: int
 
 
-class WhyScreen(Dialog):
+class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
     """Dismisses with ApplyFix, JumpTo or None."""
 
     DEFAULT_CSS = """
@@ -98,8 +99,8 @@ class WhyScreen(Dialog):
     """
     BINDINGS = [
         Binding("escape", "close", "Close", show=False),
-        Binding("i", "toggle('ignore_case')", "Ignore case", show=False),
-        Binding("x", "toggle('regex')", "Regex", show=False),
+        Binding("i", "toggle_flag('ignore_case')", "Ignore case", show=False),
+        Binding("x", "toggle_flag('regex')", "Regex", show=False),
         *[Binding(str(n), f"apply({n})", f"Fix {n}", show=False) for n in range(1, 10)],
         Binding("l", "last_seen", "Last seen", show=False),
     ]
@@ -111,10 +112,10 @@ class WhyScreen(Dialog):
         replanner: Replanner,
         regex: bool = False,
         ignore_case: bool = False,
-        history=None,
+        history: ChatHistory | None = None,
         call: int | None = None,
         settings: CallSettings | None = None,
-    ):
+    ) -> None:
         super().__init__()
         self.history, self.call = history, call  # the chat's model calls, and the call on screen
         self.settings = settings  # what the timelines plan every call under (the app's edits)
@@ -126,7 +127,7 @@ class WhyScreen(Dialog):
         self.reports: dict[int, FixReport] = {}
         self.fixes: list[tuple[Fix, Occurrence]] = []  # numbered in list order: fix N is fixes[N - 1]
         self.searching = False
-        self.worker: Worker | None = None
+        self.worker: Worker[None] | None = None
         self.generation = 0
 
     def compose(self) -> ComposeResult:
@@ -162,7 +163,7 @@ class WhyScreen(Dialog):
             return
         self.post_message(Traced(generation, result, None))
         if self.history is not None and len(self.history):
-            self.post_message(TimelinesFound(generation, self._timelines(result, worker)))
+            self.post_message(TimelinesFound(generation, self._timelines(self.history, result, worker)))
         hidden = [(i, o) for i, o in enumerate(result.occurrences[:MAX_SHOWN]) if not o.visible]
         for done, (position, occurrence) in enumerate(hidden, 1):
             try:
@@ -171,11 +172,13 @@ class WhyScreen(Dialog):
                 return
             self.post_message(FixesFound(generation, position, report, done, len(hidden)))
 
-    def _timelines(self, result: Trace, worker) -> dict[int, tuple[str, int | None]]:
+    def _timelines(
+        self, history: ChatHistory, result: Trace, worker: Worker[None]
+    ) -> dict[int, tuple[str, int | None]]:
         from inspector.core.calls.timeline import occurrence_timeline
         from inspector.core.present.timeline import sentence
 
-        whole = self.history.whole.chat.messages
+        whole = history.whole.chat.messages
         mine = self.inspection.chat.messages
         out: dict[int, tuple[str, int | None]] = {}
         for o in result.occurrences[:MAX_SHOWN]:
@@ -186,8 +189,8 @@ class WhyScreen(Dialog):
                 continue
             if whole[index] is not mine[index] and whole[index].fields != mine[index].fields:
                 continue  # not the same message in the whole chat (a chat pre-processed differently)
-            line = occurrence_timeline(self.history, o, self.settings)
-            out[index] = (sentence(self.history, line), line.last_seen)
+            line = occurrence_timeline(history, o, self.settings)
+            out[index] = (sentence(history, line), line.last_seen)
         return out
 
     @on(TimelinesFound)
@@ -221,10 +224,12 @@ class WhyScreen(Dialog):
         if event.error is not None:
             self.query_one("#why-verdict", Static).update(Content(one_line(event.error, 400)))
             return
-        self.result = event.result
-        self.shown = event.result.occurrences[:MAX_SHOWN]
-        verdict = one_line(event.result.verdict(), 600)
-        if len(event.result.occurrences) > MAX_SHOWN:
+        result = event.result
+        assert result is not None  # a Traced carries a result or an error
+        self.result = result
+        self.shown = result.occurrences[:MAX_SHOWN]
+        verdict = one_line(result.verdict(), 600)
+        if len(result.occurrences) > MAX_SHOWN:
             verdict += f" (the first {MAX_SHOWN} are listed)"
         self.query_one("#why-verdict", Static).update(Content(verdict))
         hidden = sum(1 for o in self.shown if not o.visible)
@@ -314,7 +319,8 @@ class WhyScreen(Dialog):
                 return
         self.say("no call was sent this text" if self.timelines else "the timeline is still being computed")
 
-    def action_toggle(self, flag: str) -> None:
+    def action_toggle_flag(self, flag: str) -> None:
+        """Flip ``ignore_case`` or ``regex`` and search again (DOMNode's async ``toggle`` is another action)."""
         setattr(self, flag, not getattr(self, flag))
         self.start()  # exclusive: the running search is cancelled
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -24,9 +25,20 @@ from ..widgets.burst_input import BurstInput
 from .base import Dialog
 from .confirm import ConfirmScreen
 
+ChoiceT = TypeVar("ChoiceT")
+
+
+class Asking(Protocol):
+    """What ask_target needs of its dialog: a line to say things on, and the app to ask with."""
+
+    @property
+    def app(self) -> App[object]: ...
+
+    def say(self, text: str, error: bool = False) -> None: ...
+
 
 def ask_target(
-    screen, source: str | None, text: str, done: Callable[[Path], object], included: Sequence[str] = ()
+    screen: Asking, source: str | None, text: str, done: Callable[[Path], object], included: Sequence[str] = ()
 ) -> None:
     """Check the path a dialog was given, ask before replacing a file, then call ``done(target)``.
 
@@ -60,7 +72,7 @@ def ask_target(
     done(target)
 
 
-class WriteDialog(Dialog):
+class WriteDialog(Dialog[ChoiceT]):
     """Dismisses with ``choice(target)`` or None."""
 
     BINDINGS = [Binding("escape", "close", "Close", show=False)]
@@ -85,7 +97,7 @@ class WriteDialog(Dialog):
     def pick(self, name: str | None) -> None:
         raise NotImplementedError
 
-    def choice(self, target: Path) -> object:
+    def choice(self, target: Path) -> ChoiceT:
         raise NotImplementedError
 
     # -- shared -----------------------------------------------------------------------
@@ -120,7 +132,7 @@ class WriteDialog(Dialog):
 
     @on(Input.Submitted, "#path")
     @on(Button.Pressed, "#write")
-    def _write(self, event) -> None:
+    def _write(self, event: Input.Submitted | Button.Pressed) -> None:
         event.stop()
         text = self.query_one("#path", Input).value
         ask_target(self, self.source, text, lambda target: self.dismiss(self.choice(target)), self.included)

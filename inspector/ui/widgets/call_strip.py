@@ -7,11 +7,18 @@ cell of the call on screen is shown in reverse. Text is plain Content, never mar
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events, on
 from textual.content import Content
 from textual.widget import Widget
 
-from inspector.core.scout import decision as d
+from inspector.core.policies import decision as d
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import WidgetOptions
 
 CELLS = {d.FULL: "=", d.TRUNCATED: "✂", d.DROPPED: "✗", d.ERROR: "!", d.UNDECIDED: "?", d.CONSUMED: "⊘"}
 WORST = (d.ERROR, d.UNDECIDED, d.CONSUMED, d.DROPPED, d.TRUNCATED, d.FULL)
@@ -43,7 +50,7 @@ class CallStrip(Widget):
     CallStrip.-shown { display: block; }
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.content = Content("")
         self.text = ""

@@ -7,6 +7,7 @@ Enter on a row asks the app to jump there. Chat-derived names go in as Content, 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -18,17 +19,22 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, get_current_worker
 
-from inspector.core.analysis.compare import Comparison, compare
+from inspector.core.analysis.compare import Change, Comparison, compare
 from inspector.core.analysis.replan import Replanner
 from inspector.core.inspection import Inspection
+from inspector.core.policies.decision import Tier
 from inspector.core.present.cells import cell
 from inspector.core.present.rows import ROLE_LABELS
 from inspector.core.present.sanitize import one_line
-from inspector.core.scout.decision import Tier
 from inspector.core.scout.settings import KEYS, Thresholds
 
 from ..messages import Compared, report_failure
 from .dual_view import GLYPHS, LABELS
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import WidgetOptions
 
 MAX_LISTED = 500  # a 20,000-message chat can differ in thousands of rows; the first ones tell the story
 
@@ -54,7 +60,7 @@ def title(comparison: Comparison | None) -> str:
     return "A/B: " + ", ".join(f"{k} {comparison.a[k]:,} → {comparison.b[k]:,}" for k in changed)
 
 
-def change_line(change) -> str:
+def change_line(change: Change) -> str:
     tiers = f"{GLYPHS[change.tier_a]} {LABELS[change.tier_a]} → {GLYPHS[change.tier_b]} {LABELS[change.tier_b]}"
     role = ROLE_LABELS.get(change.role, change.role) if isinstance(change.role, str) else change.role
     who = cell(role, 40) + (f" {cell(change.name, 40)}" if change.name is not None else "")
@@ -84,7 +90,7 @@ class ComparePanel(Vertical):
 
         rows: set[int]
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.pinned: Thresholds | None = None  # A; B is always the thresholds being edited
         self.generation = 0  # which compare the panel waits for

@@ -8,12 +8,19 @@ message sits far below its original), and a search hit in the message is selecte
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events, on
 from textual.binding import Binding
 from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
 
 from inspector.core.present.detail import RULE
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import WidgetOptions
 
 SECTIONS = {"original": f"{RULE} original", "visible": f"{RULE} model-visible"}
 
@@ -31,7 +38,7 @@ class DetailPane(TextArea):
         Binding("v", "section('visible')", "Model-visible", show=False),
     ]
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__("", read_only=True, soft_wrap=True, show_line_numbers=False, **kwargs)
         self.border_title = "detail"
         self.border_subtitle = "Enter: into it · o original · v model-visible · Home/End"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -23,15 +24,20 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
+from inspector.core.policies import decision as d
 from inspector.core.present.rows import RowModel
 from inspector.core.present.search import find_rows
-from inspector.core.scout import decision as d
 from inspector.core.scout.prepare import Prompt
 
 from ..contrast import readable
 from ..keymap import VIEW_ACTIONS, bindings
 from ..messages import SearchDone, report_failure
 from ..searching import next_hit
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import WidgetOptions
 
 GLYPHS = {
     d.FULL: "=",
@@ -140,7 +146,7 @@ class DualColumnView(ScrollView, can_focus=True):
         hits: list[int]
         landed: bool = False  # the cursor moved to a hit (False: none, or every hit is filtered out)
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.rows: RowModel | None = None
         self.prompt: Prompt | None = None
@@ -149,7 +155,7 @@ class DualColumnView(ScrollView, can_focus=True):
         self.marked: set[int] = set()  # rows the A/B compare lists as changed
         self.search_query = ""
         self.search_hits: list[int] = []  # sorted rows whose original content matches
-        self._cache: LRUCache[tuple, Strip] = LRUCache(2000)
+        self._cache: LRUCache[tuple[int, int, bool, bool, int], Strip] = LRUCache(2000)  # see render_line's key
         self._version = 0
         self.rendered_rows = 0  # strips built, for tests and the benchmark
         self._style_map: dict[str, RichStyle] | None = None
@@ -236,7 +242,10 @@ class DualColumnView(ScrollView, can_focus=True):
     @work(thread=True, exclusive=True, group="search", description="search", exit_on_error=False)
     def _search(self, query: str) -> None:
         worker = get_current_worker()
-        hits = find_rows(self.rows, query, lambda: worker.is_cancelled)
+        rows = self.rows
+        if rows is None:  # set_data took the rows away since search() asked
+            return
+        hits = find_rows(rows, query, lambda: worker.is_cancelled)
         if not worker.is_cancelled:
             self.post_message(SearchDone(query, hits))
 
@@ -369,8 +378,9 @@ class DualColumnView(ScrollView, can_focus=True):
 
     def _render_row(self, row: int, width: int, is_cursor: bool, is_hit: bool) -> Strip:
         self.rendered_rows += 1
-        rows = self.rows
-        tier, right_text = rows.right(row, self.prompt)
+        rows, prompt = self.rows, self.prompt
+        assert rows is not None and prompt is not None  # render_line draws a row only with both
+        tier, right_text = rows.right(row, prompt)
         role, tool, preview = rows.left(row)
         styles = self.part_styles()
         base = self.base_style
@@ -396,7 +406,15 @@ class DualColumnView(ScrollView, can_focus=True):
         return Strip(segments).crop_extend(0, width, self.base_style)
 
     @staticmethod
-    def _cell(role: str, tool: str, text: str, width: int, tier_style, base, styles) -> list[Segment]:
+    def _cell(
+        role: str,
+        tool: str,
+        text: str,
+        width: int,
+        tier_style: RichStyle,
+        base: RichStyle,
+        styles: dict[str, RichStyle],
+    ) -> list[Segment]:
         # a narrow column keeps room for the text: a shorter role and a capped tool name
         role_cell = (fit(role, 9) if width >= 30 else fit(SHORT_ROLES.get(role, role), 4)) + " "
         tool_cell = f"{fit(tool, max(4, width // 3)) if cell_len(tool) + 2 > width // 3 else tool}: " if tool else ""

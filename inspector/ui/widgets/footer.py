@@ -10,13 +10,18 @@ repaint of one line.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from textual import events, on
 from textual.content import Content
 from textual.screen import Screen
 from textual.style import Style
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import WidgetOptions
 
 
 class ShownKey(NamedTuple):
@@ -26,7 +31,7 @@ class ShownKey(NamedTuple):
     enabled: bool
 
 
-def shown_keys(screen: Screen) -> tuple[tuple[ShownKey, ...], ShownKey | None]:
+def shown_keys(screen: Screen[object]) -> tuple[tuple[ShownKey, ...], ShownKey | None]:
     """What the bar draws for ``screen``: the shown keys (one per action, as the Footer does) and the palette's."""
     app = screen.app
     keys: list[ShownKey] = []
@@ -52,7 +57,7 @@ class KeyBar(Widget, can_focus=False):
     COMPONENT_CLASSES = {"key-bar--key", "key-bar--description", "key-bar--separator", "key-bar--hover"}
     ALLOW_SELECT = False
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.shown: tuple[tuple[ShownKey, ...], ShownKey | None] = ((), None)
         self.spans: list[tuple[int, int, ShownKey]] = []  # where each key stands in the last line drawn
@@ -64,7 +69,7 @@ class KeyBar(Widget, can_focus=False):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
-    def bindings_changed(self, screen: Screen) -> None:
+    def bindings_changed(self, screen: Screen[object]) -> None:
         if screen is not self.screen:
             return
         shown = shown_keys(screen)

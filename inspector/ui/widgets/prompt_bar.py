@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.message import Message
 
 from .burst_input import BurstInput
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import WidgetOptions
 
 PLACEHOLDERS = {
     "search": "search original content, Enter to run, Esc to close",
@@ -34,7 +40,7 @@ class PromptBar(BurstInput):
     class Closed(Message):
         """Esc: nothing to run; the App puts the focus back on the list."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.mode = "search"
         self.last: dict[str, str] = {}  # what each mode ran last: / and w open with it

@@ -5,6 +5,8 @@ Data (file names, finding texts) is assembled as plain Content, never parsed as 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events, on
 from textual.content import Content
 from textual.widget import Widget
@@ -14,6 +16,11 @@ from inspector.core.present.sanitize import one_line
 from inspector.core.scout.totals import Totals
 
 from .dual_view import GLYPHS, LABELS
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import WidgetOptions
 
 
 def _counts(totals: Totals, short: bool) -> str:
@@ -88,11 +95,11 @@ class SummaryBar(Widget):
     SummaryBar.-compact { height: 1; }
     """
 
-    shown: tuple = ()
+    shown: tuple[str, ...] = ()
 
-    def __init__(self, text: str = "", **kwargs):
+    def __init__(self, text: str = "", **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
-        self.figures: tuple | None = None  # what was last shown, redrawn on a resize
+        self.figures: tuple[str, str, str, Totals, str] | None = None  # what was last shown, redrawn on a resize
         self.content = Content(one_line(text, 400))
 
     @property
@@ -143,7 +150,7 @@ class Banner(Static):
                       text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    shown: tuple = ()
+    shown: tuple[tuple[str, ...], bool] | tuple[()] = ()
 
     def show_lines(self, lines: list[str], error: bool) -> None:
         if (tuple(lines), error) == self.shown:
@@ -161,7 +168,7 @@ class StatusLine(Widget):
     StatusLine { height: 1; width: 1fr; background: $boost; color: $text-muted; padding: 0 1; }
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.text = ""
 

@@ -8,11 +8,17 @@ in a worker (core.sweep) and hands them down; this widget only draws them.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
 
 from inspector.core.analysis.sweep import SweepRow
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import WidgetOptions
 
 BARS = "▁▂▃▄▅▆▇█"
 TABLE_ROWS = 5  # sampled values besides the current one
@@ -103,7 +109,7 @@ class SweepChart(Static):
     SweepChart.-stale { color: $text-muted; }
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__("", **kwargs)
         self.key: str | None = None
         self.lines: list[str] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -30,6 +31,11 @@ from inspector.core.yielding import pause_if_due
 from ..messages import SweepDone, report_failure
 from .burst_input import BurstInput
 from .sweep_chart import COLUMNS, SweepChart
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from .options import WidgetOptions
 
 NUMBER = r"\s*[0-9]+(?:_[0-9]+)*\s*"  # what a person means by a count; ruby's to_i reads it the same (ASCII digits)
 RATIO = r"\s*[0-9]+(?:\.[0-9]+)?\s*"  # the growth ratio (to_f)
@@ -90,7 +96,7 @@ class ThresholdEditor(VerticalScroll):
     class ResetPressed(Message):
         """The Reset button: the App puts back the loaded values."""
 
-    def __init__(self, strategy_choices: list[str], **kwargs):
+    def __init__(self, strategy_choices: list[str], **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.sources_shown: dict[str, str] = {}  # key -> the source text on screen
         self.strategy_choices = strategy_choices

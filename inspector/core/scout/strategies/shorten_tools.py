@@ -13,8 +13,10 @@ from typing import Any, NamedTuple
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
-from inspector.core.scout import decision as d
-from inspector.core.scout.roles import ToolKind, tool_kind
+from inspector.core.policies import decision as d
+from inspector.core.policies.decision import ToolKind
+from inspector.core.policies.planner import Planner, Sizes
+from inspector.core.scout.roles import tool_kind
 from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
 
 KEEP, CUT, DROP, RAISE, UNREACHED = 0, 1, 2, 3, 4
@@ -387,6 +389,28 @@ class ShortenToolsPlan:
     def origins(self) -> list[int]:
         """For each prepared message, the index of the message it came from."""
         return [i for i in range(self.facts.count) if self.tier_of(i) in (d.FULL, d.TRUNCATED)]
+
+    def inserted(self) -> list[tuple[int, Message]]:
+        return []  # shorten_tools only keeps, cuts and drops
+
+    def sizes(self, chars_before: int | None = None) -> Sizes:
+        facts = self.facts
+        tool_before = facts.tool_chars()
+        nontool = facts.nontool_chars() if chars_before is None else chars_before - tool_before
+        if self.error is not None:
+            return nontool + tool_before, tool_before, 0, 0, 0
+        counts = self.tier_counts()
+        sent = counts[d.FULL] + counts[d.TRUNCATED]
+        return nontool + tool_before, tool_before, nontool + self.tool_chars_after, self.tool_chars_after, sent
+
+    def changed_from(self, other: Planner) -> list[int] | None:
+        """Over the same facts, only the tool messages whose state differs can differ."""
+        if not isinstance(other, ShortenToolsPlan) or other.facts is not self.facts:
+            return None
+        if self.error is not None or other.error is not None:
+            return None
+        mine, theirs, order = self.state, other.state, self.facts.order
+        return sorted(order[p] for p in range(len(mine)) if mine[p] != theirs[p])
 
 
 class PrefixCounts(NamedTuple):

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from inspector.core.policies import decision as d
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby.inspect import inspect, to_s
-from inspector.core.scout import decision as d
 from inspector.core.scout.shorten import SIZED, Shortener
 from inspector.core.scout.tool_facts import ruby_class
 

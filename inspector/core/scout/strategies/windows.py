@@ -22,10 +22,12 @@ import orjson
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
+from inspector.core.policies import decision as d
+from inspector.core.policies.decision import ToolKind
+from inspector.core.policies.planner import PlannerBase, Sizes
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby.inspect import to_s
-from inspector.core.scout import decision as d
-from inspector.core.scout.roles import ToolKind, tool_kind
+from inspector.core.scout.roles import tool_kind
 from inspector.core.scout.shorten import ENVELOPE, Shortener
 from inspector.core.scout.strategies import shorten_tools_epoch as epoch
 from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
@@ -312,7 +314,7 @@ def window_for(facts: WindowFacts, settings: Any) -> Window | None:
     return Window(keep_full, keep_full + e.compacted, note)
 
 
-class WindowPlan:
+class WindowPlan(PlannerBase):
     """One plan of an epoch strategy: the prepared messages and a decision per message, lazily."""
 
     def __init__(self, facts: WindowFacts, settings: Any):
@@ -415,10 +417,6 @@ class WindowPlan:
             self._build()
         return self._origins  # type: ignore[return-value]
 
-    def inserted(self) -> list[tuple[int, Message]]:
-        """Messages the strategy added (the compaction notice), with their position in the prepared list."""
-        return [(i, m) for i, (o, m) in enumerate(zip(self.origins(), self.messages())) if o < 0]
-
     # -- per message ---------------------------------------------------------------------
     def tier_of(self, index: int) -> d.Tier:
         if self.error is not None:
@@ -507,7 +505,7 @@ class WindowPlan:
         counts[d.FULL] = n - counts[d.TRUNCATED] - counts[d.DROPPED]
         return counts
 
-    def sizes(self) -> tuple[int, int, int, int, int]:
+    def sizes(self, chars_before: int | None = None) -> Sizes:
         """Characters before, tool characters before, characters after, tool characters after, messages sent."""
         facts = self.facts
         tool_before = sum(n for n, k in zip(facts.originals, facts.kinds) if k in (_CALL, _OUTPUT))
@@ -536,7 +534,7 @@ def _class(value: Any) -> str:
     return ruby_class(value)
 
 
-class Unchanged:
+class Unchanged(PlannerBase):
     """``none`` (and a chain of nothing else): every message is sent as it is."""
 
     error: ScoutError | None = None
@@ -570,7 +568,7 @@ class Unchanged:
     def tier_counts(self) -> dict[d.Tier, int]:
         return {d.FULL: len(self.messages_in), d.TRUNCATED: 0, d.DROPPED: 0, d.ERROR: 0, d.UNDECIDED: 0}
 
-    def sizes(self) -> tuple[int, int, int, int, int]:
+    def sizes(self, chars_before: int | None = None) -> Sizes:
         facts = self.tool_facts
         if facts is not None:
             tool, total = facts.tool_chars(), facts.tool_chars() + facts.nontool_chars()

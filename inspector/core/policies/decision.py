@@ -6,7 +6,13 @@ from array import array
 from enum import StrEnum
 from typing import NamedTuple
 
-from inspector.core.scout.roles import ToolKind
+
+class ToolKind(StrEnum):
+    """A message read as a tool call, a tool output, or neither (then it equals "")."""
+
+    CALL = "call"
+    OUTPUT = "output"
+    NONE = ""
 
 
 class Tier(StrEnum):

@@ -1,0 +1,87 @@
+"""What to read and how scout-ai is set up for it: two frozen values, passed whole and replaced.
+
+Every way a chat is opened (the CLI's commands, the app, a followed file read again, a chat cut at a
+call) takes these two values, so a setting given once (a version, a strategy list, an override)
+reaches every plan made of the chat: nothing is copied field by field, and so nothing is forgotten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from inspector.core.errors import UsageError
+from inspector.core.scout import versions
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSource:
+    """Which file, read as which format (None: sniffed from the file)."""
+
+    path: str
+    input_format: str | None = None
+
+    @classmethod
+    def of(cls, path: str | Path, input_format: str | None = None) -> ChatSource:
+        return cls(str(path), input_format)
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """How scout-ai is set up for a chat: what its plans depend on besides the chat itself.
+
+    ``overrides``: --set values (the highest source); ``env``: the environment scout-ai reads (None:
+    this process's); ``config_files``: scout config files (None: scout's own lookup path, ``()``:
+    none); ``strategies``: the list given (None: the chat's choice, else the version's default);
+    ``version``: the scout-ai version whose prompt layer runs (None: the earliest that has every
+    strategy in force).
+    """
+
+    overrides: tuple[tuple[str, str], ...] = ()
+    env: tuple[tuple[str, str], ...] | None = None
+    config_files: tuple[Path, ...] | None = None
+    strategies: str | None = None
+    version: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        overrides: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+        config_files: list[Path] | tuple[Path, ...] | None = None,
+        strategies: str | None = None,
+        version: str | None = None,
+    ) -> Setup:
+        """A setup from the loose values a command line gives; an unknown version is a usage error here,
+        before any chat is read."""
+        versions.get(version)
+        return cls(
+            tuple((overrides or {}).items()),
+            tuple(env.items()) if env is not None else None,
+            tuple(config_files) if config_files is not None else None,
+            strategies,
+            version,
+        )
+
+    def overrides_dict(self) -> dict[str, str]:
+        return dict(self.overrides)
+
+    def env_dict(self) -> dict[str, str] | None:
+        return dict(self.env) if self.env is not None else None
+
+    def config_list(self) -> list[Path] | None:
+        return list(self.config_files) if self.config_files is not None else None
+
+    def scout_version(self) -> versions.ScoutVersion | None:
+        """The version given (None: inferred from the strategies in force)."""
+        return versions.get(self.version)
+
+    def with_version(self, name: str | None) -> Setup:
+        if name is not None and versions.get(name) is None:
+            raise UsageError(f"unknown scout-ai version {name!r}")
+        return replace(self, version=name)
+
+    def with_strategies(self, strategies: str | None) -> Setup:
+        return replace(self, strategies=strategies)
