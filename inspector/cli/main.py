@@ -211,6 +211,18 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 
 def _run_headless(args: argparse.Namespace) -> int:
+    from inspector.core.scout.strategies import on_plugin_failure
+
+    # a strategy plugin that fails to load: one `warning:` line, when first looked up (put back after, for
+    # a caller running main in its own process)
+    previous_report = on_plugin_failure(warn)
+    try:
+        return _run_command(args)
+    finally:
+        on_plugin_failure(previous_report)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     from inspector.core.errors import InputError, ScoutRaises, UsageError
     from inspector.core.ruby.json import RubyJSONError
     from inspector.core.scout.settings import parse_assignments

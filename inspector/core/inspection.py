@@ -62,7 +62,7 @@ class Inspection:
 
     # -- the settings: read from the setup ----------------------------------------------
     @property
-    def strategies(self) -> StrategySpec | None:
+    def strategies(self) -> str | None:
         """The strategy list given (None: the chat's choice, else the version's default)."""
         return self.setup.strategies
 

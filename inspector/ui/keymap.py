@@ -111,8 +111,20 @@ OTHER_KEYS = (
 )
 
 
-def bindings(actions: Iterable[Action]) -> list[BindingType]:
+HOST_ACTIONS = ("quit", "help")  # the App's own actions: a screen binds them as app.quit, app.help
+
+
+def bindings(actions: Iterable[Action], on_screen: bool = False) -> list[BindingType]:
+    """The key table's bindings; ``on_screen``: for a screen, whose host actions run on the App (the
+    screen's keys are shown in the key bar in the table's order, quit first)."""
     # ctrl+q is Textual's own priority quit binding; ``q`` is ours, so typing q in an input stays text
     return [
-        Binding(a.keys, a.action, a.title, show=a.show, id=re.sub(r"\W+", "_", a.action).strip("_")) for a in actions
+        Binding(
+            a.keys,
+            f"app.{a.action}" if on_screen and a.action in HOST_ACTIONS else a.action,
+            a.title,
+            show=a.show,
+            id=re.sub(r"\W+", "_", a.action).strip("_"),
+        )
+        for a in actions
     ]

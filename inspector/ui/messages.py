@@ -1,8 +1,8 @@
 """Messages from workers to the widgets that asked, and from widgets up to the App.
 
 Results come back as messages, never as shared state. A worker that raises is reported
-up as WorkerFailed by whoever owns it, and the App's one handler shows it and puts the
-screen back in a consistent state.
+as WorkerFailed to whoever owns it: a widget shows its own failure, the chat screen puts
+itself back in a consistent state.
 """
 
 from __future__ import annotations
@@ -15,25 +15,23 @@ from textual.worker import Worker, WorkerState
 
 from inspector.core.analysis.compare import Comparison
 from inspector.core.analysis.sweep import SweepRow
-from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.live import Update
 from inspector.core.calls.timeline import Timeline
-from inspector.core.inspection import Inspection
-from inspector.core.present.rows import RowModel
-from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import Thresholds
-from inspector.core.scout.totals import Totals
+
+from .document import Document
 
 
 @dataclass
 class ChatLoaded(Message):
-    inspection: Inspection
-    rows: RowModel
-    prompt: Prompt
-    totals: Totals
-    loaded: Thresholds  # the values resolved at load (what "reset" returns to)
+    """A chat was read (at start, or again): its whole-chat document."""
+
+    document: Document
     elapsed: float
-    history: ChatHistory | None = None  # the model calls of the chat
+
+
+@dataclass
+class ChatShown(Message):
+    """The first chat is on screen: the App replays the keys typed while it loaded."""
 
 
 @dataclass
@@ -42,13 +40,16 @@ class LoadFailed(Message):
 
 
 @dataclass
+class StartFailed(Message):
+    """The chat could not be opened at start: the App exits with this line, as the CLI would."""
+
+    text: str
+
+
+@dataclass
 class Replanned(Message):
-    prompt: Prompt
-    thresholds: Thresholds
-    strategies: str | None
-    totals: Totals
-    order: list[int] | None  # rows shown under the current filter (None: all)
-    version: int
+    document: Document  # the same chat under the settings asked for
+    generation: int
 
     def can_replace(self, message: Message) -> bool:  # only the newest plan matters
         return isinstance(message, Replanned)
@@ -88,16 +89,10 @@ class Compared(Message):
 
 @dataclass
 class CallShown(Message):
-    """The chat as it stood before a model call (``number`` None: the whole chat, the next call)."""
+    """The chat as it stood before a model call (``document.call`` None: the whole chat, the next call)."""
 
-    number: int | None
-    inspection: Inspection
-    rows: RowModel
-    prompt: Prompt
-    totals: Totals
-    order: list[int] | None
-    thresholds: Thresholds
-    version: int
+    document: Document
+    generation: int
     row: int | None = None  # the row to select (None: the last message, just above the response)
 
 
@@ -108,6 +103,7 @@ class StripReady(Message):
     index: int
     timeline: Timeline
     version: int
+    calls: int  # how many calls the history it was computed on has
 
 
 @dataclass

@@ -15,6 +15,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.worker import WorkerCancelled
 
+from inspector.core.setup import ChatSource, Setup
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.dual_view import DualColumnView
 
@@ -75,7 +76,11 @@ def make_app():
     def factory(path=DEMO, **kwargs) -> InspectorApp:
         kwargs.setdefault("config_files", [])
         kwargs.setdefault("env", {})
-        app = InspectorApp(path, **kwargs)
+        source = ChatSource.of(path, kwargs.pop("input_format", None)) if path is not None else None
+        label, follow = kwargs.pop("label", None), kwargs.pop("follow", False)
+        if "scout_version" in kwargs:
+            kwargs["version"] = kwargs.pop("scout_version")
+        app = InspectorApp(source, Setup.of(**kwargs), label=label, follow=follow)
         app.animation_level = "none"
         app.detail_delay = 0  # the detail pane follows the cursor at once in tests
         app.debounce = 0.01  # the coalescing is the same at any delay; tests need not sleep through it
@@ -127,10 +132,10 @@ async def until(app, pilot, predicate, timeout: float = 20.0) -> None:
 
 async def edit(app, pilot, key: str, text: str) -> None:
     """Type a new value into one threshold field (the editor opens if needed) and let it re-plan."""
-    if not app.editor.has_class("-open"):
+    if not app.chat.editor.has_class("-open"):
         await pilot.press("t")
         await pilot.pause()
-    field = app.editor.query_one(f"#th-{key}")
+    field = app.chat.editor.query_one(f"#th-{key}")
     field.focus()
     await pilot.pause()
     field.value = ""

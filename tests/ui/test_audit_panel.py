@@ -25,14 +25,14 @@ async def test_audit_lists_findings_and_jumps(make_app):
         assert "repeated call: #32, #33, #91" in text
         await pilot.press("enter")
         await settle(app, pilot)
-        assert not isinstance(app.screen, AuditScreen) and app.view.current_row == 31
+        assert not isinstance(app.screen, AuditScreen) and app.chat.view.current_row == 31
         screen = await open_audit(app, pilot)
         await pilot.press("down", "enter")
         await settle(app, pilot)
         # a repeated call opens the call that repeated itself (message 91), showing what it was sent
-        number = app.history.call_of(app.history.whole.chat.messages[91])
-        assert app.call == number and f"call {number} of {len(app.history)}" in screen_text(app)
-        assert len(app.inspection.chat.messages) == 91 and app.focused is app.view
+        number = app.chat.document.history.call_of(app.chat.document.history.whole.chat.messages[91])
+        assert app.chat.call == number and f"call {number} of {len(app.chat.document.history)}" in screen_text(app)
+        assert len(app.chat.document.inspection.chat.messages) == 91 and app.focused is app.chat.view
 
 
 async def test_audit_follows_the_thresholds_and_escape_closes(make_app):
@@ -46,7 +46,7 @@ async def test_audit_follows_the_thresholds_and_escape_closes(make_app):
         assert screen.list_text.startswith("output without call: #2, #3")
         await pilot.press("escape")
         await pilot.pause()
-        assert not isinstance(app.screen, AuditScreen) and app.view.current_row == 0
+        assert not isinstance(app.screen, AuditScreen) and app.chat.view.current_row == 0
 
 
 async def test_clean_chat_has_no_finding_and_text_stays_literal(make_app, write_chat):

@@ -17,24 +17,26 @@ async def test_stepping_back_shows_the_chat_as_it_stood_and_the_response(make_ap
         assert "next call (after 60 calls; < steps back)" in screen_text(app)
         await pilot.press("less_than_sign")
         await settle(app, pilot)
-        assert app.call == 60 and "call 60 of 60" in screen_text(app)
-        assert len(app.rows) == len(app.inspection.chat.messages) + len(app.inspection.chat.consumed)
+        assert app.chat.call == 60 and "call 60 of 60" in screen_text(app)
+        assert len(app.chat.document.rows) == len(app.chat.document.inspection.chat.messages) + len(
+            app.chat.document.inspection.chat.consumed
+        )
         await pilot.press("comma", "comma")
         await settle(app, pilot)
-        assert app.call == 58 and "call 58 of 60" in screen_text(app)
+        assert app.chat.call == 58 and "call 58 of 60" in screen_text(app)
         lines = view_lines(app)
         response = [line for line in lines if line.startswith("▶ call 58's response")]
         assert len(response) == 1 and "function_call" in response[0]
         assert any(line.startswith("… ") and "later message(s) not yet written" in line for line in lines)
         await pilot.press("greater_than_sign")
         await settle(app, pilot)
-        assert app.call == 59
+        assert app.chat.call == 59
         await pilot.press("full_stop")
         await settle(app, pilot)
-        assert app.call == 60
+        assert app.chat.call == 60
         await pilot.press("full_stop")
         await settle(app, pilot)
-        assert app.call is None and not any(line.startswith("▶") for line in view_lines(app))
+        assert app.chat.call is None and not any(line.startswith("▶") for line in view_lines(app))
         await pilot.press("full_stop")
         await settle(app, pilot)
         assert app.notices[-1] == "this is the whole chat (what the next call would send)"
@@ -42,17 +44,17 @@ async def test_stepping_back_shows_the_chat_as_it_stood_and_the_response(make_ap
         await settle(app, pilot)
         await pilot.press("L")
         await settle(app, pilot)
-        assert app.call is None and "next call (after 60 calls" in screen_text(app)
+        assert app.chat.call is None and "next call (after 60 calls" in screen_text(app)
 
 
 async def test_the_first_call_and_the_prompt_at_a_call(make_app):
     app = make_app(DEMO_CHAT)
     async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
-        app.show_call(1)
+        app.chat.show_call(1)
         await settle(app, pilot)
         assert "call 1 of 60" in screen_text(app)
-        assert app.totals.visible_messages == 2
+        assert app.chat.document.totals.visible_messages == 2
         await pilot.press("comma")
         await settle(app, pilot)
         assert app.notices[-1] == "this is the first model call"
@@ -79,15 +81,15 @@ async def test_why_offers_the_timeline_and_jumps_to_the_call_last_seen(make_app)
     app = make_app(DEMO_CHAT)
     async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
-        app.open_why("reconnect_backoff_ms: 7350")
+        app.chat.open_why("reconnect_backoff_ms: 7350")
         await settle(app, pilot)
         screen = app.screen
         assert "calls: written before call 2; last sent at call 29; at call 30: truncated" in screen.list_text
         await pilot.press("l")
         await settle(app, pilot)
-        assert app.call == 29 and app.view.current_row == 4
+        assert app.chat.call == 29 and app.chat.view.current_row == 4
         assert "call 29 of 60" in screen_text(app)
-        assert app.prompt.tier_of(3) == "full"
+        assert app.chat.document.prompt.tier_of(3) == "full"
 
 
 async def test_audit_repeated_call_jumps_to_the_call_that_repeated(make_app):
@@ -103,8 +105,8 @@ async def test_audit_repeated_call_jumps_to_the_call_that_repeated(make_app):
         screen.query_one("#audit-list").highlighted = index
         await pilot.press("enter")
         await settle(app, pilot)
-        call = app.history.call_of(app.history.whole.chat.messages[finding.messages[2]])
-        assert app.call == call and f"call {call} of 60" in screen_text(app)
+        call = app.chat.document.history.call_of(app.chat.document.history.whole.chat.messages[finding.messages[2]])
+        assert app.chat.call == call and f"call {call} of 60" in screen_text(app)
         assert any(line.startswith(f"▶ call {call}'s response") for line in view_lines(app))
 
 
@@ -112,13 +114,13 @@ async def test_export_works_at_the_selected_call(make_app, tmp_path):
     app = make_app(DEMO_CHAT)
     async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
-        app.show_call(3)
+        app.chat.show_call(3)
         await settle(app, pilot)
         from inspector.ui.results import ExportChoice
 
-        app.export(ExportChoice("prepare", "json", tmp_path / "out.json"))
+        app.chat.export(ExportChoice("prepare", "json", tmp_path / "out.json"))
         await settle(app, pilot)
-        expected = app.history.at(3).prompt()
+        expected = app.chat.document.history.at(3).prompt()
         from inspector.core.io.printers import render
 
         assert (tmp_path / "out.json").read_bytes() == render("json", expected.messages())
@@ -147,7 +149,7 @@ async def test_follow_picks_up_appends_and_renames_without_a_key(make_app, tmp_p
         assert f"{path} is gone; showing the last version read" in app.notices
         await pilot.press("o")
         await settle(app, pilot)
-        assert app.notices[-1] == "no longer following the file" and not app.following
+        assert app.notices[-1] == "no longer following the file" and not app.chat.following
 
 
 async def test_the_calls_follow_a_version_switch(make_app):
@@ -161,25 +163,37 @@ async def test_the_calls_follow_a_version_switch(make_app):
         await settle(app, pilot)
         await pilot.press("less_than_sign", "comma")  # call 59 built under the version at load
         await settle(app, pilot)
-        assert app.call == 59
-        start = app.inspection.version.name
+        assert app.chat.call == 59
+        start = app.chat.document.inspection.version.name
         await pilot.press("full_stop")
         await settle(app, pilot)
-        assert app.call == 60
+        assert app.chat.call == 60
         app.set_focus(None)
         await pilot.press("V")
         await settle(app, pilot, app.debounce + 0.1)
-        switched = app.inspection.version.name
+        switched = app.chat.document.inspection.version.name
         assert switched != start and f"scout-ai {switched}" in header()
         await pilot.press("comma")  # a call built before the switch
         await settle(app, pilot)
-        assert app.call == 59 and app.inspection.version.name == switched and f"scout-ai {switched}" in header()
+        assert (
+            app.chat.call == 59
+            and app.chat.document.inspection.version.name == switched
+            and f"scout-ai {switched}" in header()
+        )
         await pilot.press("comma")  # a call built after it
         await settle(app, pilot)
-        assert app.call == 58 and app.inspection.version.name == switched and f"scout-ai {switched}" in header()
+        assert (
+            app.chat.call == 58
+            and app.chat.document.inspection.version.name == switched
+            and f"scout-ai {switched}" in header()
+        )
         await pilot.press("full_stop", "full_stop", "full_stop")  # and the whole chat
         await settle(app, pilot)
-        assert app.call is None and app.inspection.version.name == switched and f"scout-ai {switched}" in header()
+        assert (
+            app.chat.call is None
+            and app.chat.document.inspection.version.name == switched
+            and f"scout-ai {switched}" in header()
+        )
 
 
 async def test_one_call_reads_in_the_singular(make_app):
@@ -196,13 +210,13 @@ async def test_why_and_the_strip_plan_every_call_under_the_edited_thresholds(mak
     app = make_app(DEMO_CHAT)
     async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
-        app.set_threshold("full_tool_outputs", 54, "why fix", delay=0)  # what why's fix [1] sets
+        app.chat.set_threshold("full_tool_outputs", 54, "why fix", delay=0)  # what why's fix [1] sets
         await settle(app, pilot)
         app.go_to_row(4)
         await settle(app, pilot)
         # the CLI says the same: why demo.chat 'reconnect_backoff_ms: 7350' --timeline --set full_tool_outputs=54
         assert app.query_one("#strip").text.endswith("▏ sent at calls 2-60, to the last")
-        app.open_why("reconnect_backoff_ms: 7350")
+        app.chat.open_why("reconnect_backoff_ms: 7350")
         await settle(app, pilot)
         text = app.screen.list_text
         assert "calls: written before call 2; still sent at the last call (60)" in text

@@ -13,11 +13,11 @@ async def test_pin_edit_lists_changed_rows_and_totals(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        panel = app.compare_panel
+        panel = app.chat.compare_panel
         assert not panel.display
         await pilot.press("b")
         await settle(app, pilot)
-        assert panel.display and app.compare_panel.pinned == app.loaded_thresholds
+        assert panel.display and app.chat.compare_panel.pinned.thresholds == app.chat.document.loaded
         assert "B equals A" in panel.text and "no row differs" in panel.text
         await edit(app, pilot, "max_tool_chars", "213862")
         text = panel.text
@@ -28,7 +28,7 @@ async def test_pin_edit_lists_changed_rows_and_totals(make_app):
         assert "#31    ✂ truncated → = full" + " " * 7 + "+7,910  output grep_logs" in text
         # the same rows as the core's comparison
         inspection = open_inspection(DEMO, Setup.of(config_files=[], env={}))
-        expected = compare(inspection, inspection.thresholds, app.thresholds)
+        expected = compare(inspection, inspection.thresholds, app.chat.thresholds)
         listed = [int(line.split()[0][1:]) for line in text.splitlines() if line.startswith("#")]
         assert listed == [c.row for c in expected.changes]
 
@@ -41,23 +41,23 @@ async def test_compare_list_jumps_and_b_again_unpins(make_app):
         await settle(app, pilot)
         await edit(app, pilot, "full_tool_outputs", "54")
         await pilot.press("escape")  # back to the list
-        assert app.focused is app.view
+        assert app.focused is app.chat.view
         await pilot.press("c")
         await pilot.pause()
-        assert app.focused is app.compare_panel.options
+        assert app.focused is app.chat.compare_panel.options
         await pilot.press("down", "enter")
         await settle(app, pilot)
-        second = app.compare_panel.comparison.changes[1].row
-        assert app.view.current_row == second and app.focused is app.view
+        second = app.chat.compare_panel.comparison.changes[1].row
+        assert app.chat.view.current_row == second and app.focused is app.chat.view
         await pilot.press("c", "escape")
         await pilot.pause()
-        assert app.focused is app.view
+        assert app.focused is app.chat.view
         await pilot.press("b")
         await settle(app, pilot)
-        assert app.compare_panel.pinned is None and not app.compare_panel.display
+        assert app.chat.compare_panel.pinned is None and not app.chat.compare_panel.display
         await pilot.press("c")  # nothing pinned: it says what to do first
         await settle(app, pilot)
-        assert app.focused is app.view and app.notices[-1] == "pin the current thresholds as A first (b)"
+        assert app.focused is app.chat.view and app.notices[-1] == "pin the current thresholds as A first (b)"
 
 
 async def test_compare_follows_reset(make_app):
@@ -69,5 +69,5 @@ async def test_compare_follows_reset(make_app):
         await settle(app, pilot)
         await pilot.press("u")  # B back to the loaded values: the reverse change
         await settle(app, pilot)
-        text = app.compare_panel.text
+        text = app.chat.compare_panel.text
         assert "A/B: full_tool_outputs 54 → 10" in text and "sent 103 → 90" in text

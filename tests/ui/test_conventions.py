@@ -9,7 +9,7 @@ from textual.command import CommandPalette
 
 from inspector.core.model import Consumed, Finding, Message
 from inspector.ui.commands import InspectorCommands
-from inspector.ui.keymap import APP_ACTIONS, VIEW_ACTIONS
+from inspector.ui.keymap import APP_ACTIONS, HOST_ACTIONS, VIEW_ACTIONS
 from inspector.ui.screens.help import HelpScreen
 from inspector.ui.screens.notes import NotesScreen
 from inspector.ui.widgets.footer import KeyBar
@@ -80,7 +80,7 @@ async def test_a_click_on_a_key_in_the_key_bar_runs_it_and_the_key_under_the_mou
         assert all(seg.style.bgcolor == bar.rich_style.bgcolor for seg in bar.render_line(0) if seg.style)
         await pilot.click(KeyBar, offset=(start, 0))
         await settle(app, pilot)
-        assert app.editor.has_class("-open") and app.focused.id == "th-full_tool_calls"
+        assert app.chat.editor.has_class("-open") and app.focused.id == "th-full_tool_calls"
         assert key_bar(app) == "f1 Help / Search"  # the field's keys, drawn again by the same one widget
         assert len(app.query(KeyBar)) == 1 and not bar.children
 
@@ -107,9 +107,11 @@ async def test_every_bound_action_exists_and_has_a_palette_entry(make_app):
         await settle(app, pilot)
         for action in APP_ACTIONS:
             name = action.action.split("(")[0]
-            assert hasattr(app, f"action_{name}"), name
+            # the App's own (quit, help) on the App, every other on the chat's screen that binds it
+            owner = app if name in HOST_ACTIONS else app.chat
+            assert hasattr(owner, f"action_{name}"), name
         for action in VIEW_ACTIONS:
-            assert hasattr(app.view, f"action_{action.action.split('(')[0]}")
+            assert hasattr(app.chat.view, f"action_{action.action.split('(')[0]}")
         provider = InspectorCommands(app.screen)
         titles = [hit.text for hit in [h async for h in provider.discover()]]
         for action in (*APP_ACTIONS, *VIEW_ACTIONS):
@@ -121,19 +123,19 @@ async def test_palette_runs_actions_and_goes_to_a_number(make_app):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await app.palette_run("last")
-        assert app.view.cursor == 115
+        assert app.chat.view.cursor == 115
         provider = InspectorCommands(app.screen)
         hits = [h async for h in provider.search("#42")]
         assert str(hits[0].text) == "Go to message #42"
         hits[0].command()
         await pilot.pause()
-        assert app.view.current_row == 42
+        assert app.chat.view.current_row == 42
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Next cut", "enter")
         await pilot.pause()
         await pilot.pause()
-        assert app.view.current_row == 46
+        assert app.chat.view.current_row == 46
 
 
 async def test_q_quits(make_app):
@@ -160,16 +162,16 @@ async def test_reload_keeps_position_and_thresholds(make_app, write_chat):
     app = make_app(chat)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
-        app.apply_thresholds(app.thresholds.with_value("max_tool_chars", 7, "edited"), None)
+        app.chat.apply_thresholds(app.chat.thresholds.with_value("max_tool_chars", 7, "edited"), None)
         await settle(app, pilot)
         app.go_to_row(20)
         messages.append({"role": "assistant", "content": "a new answer"})
         chat.write_text(json.dumps(messages))
         await pilot.press("r")
         await settle(app, pilot)
-        assert len(app.rows) == 31 and app.view.current_row == 20
-        assert app.thresholds["max_tool_chars"] == 7
-        assert app.editor.query_one("#th-max_tool_chars").value == "7"
+        assert len(app.chat.document.rows) == 31 and app.chat.view.current_row == 20
+        assert app.chat.thresholds["max_tool_chars"] == 7
+        assert app.chat.editor.query_one("#th-max_tool_chars").value == "7"
         app.go_to_row(30)
         await pilot.pause()
         assert "a new answer" in row_line(app, 30)
@@ -177,7 +179,7 @@ async def test_reload_keeps_position_and_thresholds(make_app, write_chat):
 
 async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch, write_chat):
     """Loader output (consumed messages, findings) is used generically, whatever the format."""
-    import inspector.ui.app as app_module
+    import inspector.ui.screens.chat as app_module
     from inspector.core.calls.history import ChatHistory
 
     chat_path = write_chat([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}])
@@ -197,7 +199,7 @@ async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch,
     app = make_app(chat_path)
     async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)
-        assert len(app.rows) == 3
+        assert len(app.chat.document.rows) == 3
         left, right = split(row_line(app, 1))
         assert left.startswith("⊘ 1 option") and "endpoint gpt" in left
         assert "⊘ consumed (option): sets an option, not sent" in right
@@ -213,6 +215,6 @@ async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch,
         assert "finding (hazard) line 3: a [bold] header-like line" in str(app.screen.query_one("#notes-text").render())
         app.screen.dismiss(None)
         await pilot.pause()
-        app.set_filter("consumed", None)
+        app.chat.set_filter("consumed", None)
         await pilot.pause()
-        assert app.view.count == 1
+        assert app.chat.view.count == 1

@@ -24,7 +24,10 @@ async def test_v_and_m_open_the_original_and_what_is_sent_in_the_pager(make_app,
         await pilot.press("v")
         await settle(app, pilot)
         original = out.read_text()  # the stored content: here a JSON envelope around the tool output
-        assert original == app.rows.original_content(41) and "FAILED tests/test_retry.py::test_backoff" in original
+        assert (
+            original == app.chat.document.rows.original_content(41)
+            and "FAILED tests/test_retry.py::test_backoff" in original
+        )
         await pilot.press("m")
         await settle(app, pilot)
         sent = out.read_text()
@@ -60,9 +63,9 @@ async def test_rows_that_differ_are_marked_while_a_b_is_pinned(make_app):
         await edit(app, pilot, "max_tool_chars", "300000")  # nothing is truncated any more
         await pilot.press("escape")
         await settle(app, pilot)
-        changed = {int(line.split()[0].lstrip("#")) for line in app.compare_panel.text.split("\n")[2:] if line}
+        changed = {int(line.split()[0].lstrip("#")) for line in app.chat.compare_panel.text.split("\n")[2:] if line}
         assert 41 in changed
-        app.view.go_to_row(41)
+        app.chat.view.go_to_row(41)
         await pilot.pause()
         assert row_line(app, 41).startswith("=Δ 41 output")
         for line in view_lines(app):
@@ -84,9 +87,9 @@ async def test_filter_by_tool_name(make_app):
         screen.query_one("#tool").focus()
         await pilot.press("down", "down", "enter", "a")  # any tool -> read_file -> grep_logs
         await settle(app, pilot)
-        assert app.filter_tool == "grep_logs"
-        shown = [app.view.row_at(i) for i in range(app.view.count)]
-        assert shown and all(app.rows.tool(r)[0] == "grep_logs" for r in shown)
+        assert app.chat.row_filter.tool == "grep_logs"
+        shown = [app.chat.view.row_at(i) for i in range(app.chat.view.count)]
+        assert shown and all(app.chat.document.rows.tool(r)[0] == "grep_logs" for r in shown)
         assert "tool grep_logs (F clears)" in app.query_one("#status").text
         assert "grep_logs:" in split(row_line(app, shown[0]))[0]
 
@@ -110,7 +113,7 @@ async def test_s_cycles_without_two_stops_that_read_shorten_tools(make_app):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         seen = []
-        for _ in range(len(app.strategy_choices) - 1):  # once round: every stop but the explicit duplicate
+        for _ in range(len(app.chat.strategy_choices) - 1):  # once round: every stop but the explicit duplicate
             await pilot.press("s")
             await settle(app, pilot)
             seen.append(app.notices[-1])
@@ -131,7 +134,7 @@ async def test_a_search_without_match_leaves_no_stale_status(make_app):
         await settle(app, pilot)
         status = app.query_one("#status").text
         assert "search 'zzqqxx': no message matches" in status and "retry" not in status
-        assert app.view.hits == set()
+        assert app.chat.view.hits == set()
 
 
 async def test_the_banner_names_unknown_roles_before_other_findings(make_app):

@@ -53,7 +53,7 @@ async def test_home_end_o_and_v_move_through_a_long_cut_message(make_app):
         await pilot.pause()
         assert "#41  role" not in screen_text(app)
         await pilot.press("escape")
-        assert app.focused is app.view
+        assert app.focused is app.chat.view
 
 
 async def test_a_search_hit_is_selected_and_scrolled_to_in_the_detail(make_app, write_chat):
@@ -63,6 +63,6 @@ async def test_a_search_hit_is_selected_and_scrolled_to_in_the_detail(make_app, 
         await pilot.press("slash", *"needle", "enter")
         await settle(app, pilot)
         pane = app.query_one(DetailPane)
-        assert app.view.current_row == 2 and pane.shown_row == 2
+        assert app.chat.view.current_row == 2 and pane.shown_row == 2
         assert pane.selected_text == "NEEDLE"
         assert "log line 0120 the NEEDLE is here" in screen_text(app)

@@ -45,7 +45,7 @@ async def test_enter_focuses_detail_and_d_toggles_it(make_app):
         assert isinstance(app.focused, DetailPane)
         await pilot.press("escape")
         await pilot.press("shift+tab")
-        app.view.focus()
+        app.chat.view.focus()
         await pilot.press("d")
         assert not app.query_one(DetailPane).display
         await pilot.press("d")
@@ -57,7 +57,7 @@ async def test_copy_puts_the_original_content_on_the_clipboard(make_app):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("j", "y")
-        assert app.clipboard == app.inspection.chat.messages[1].fields["content"]
+        assert app.clipboard == app.chat.document.inspection.chat.messages[1].fields["content"]
         size = len(app.clipboard)
         assert any(f"copied {size} characters of message #1" in n for n in app.notices)
 
@@ -70,20 +70,20 @@ async def test_search_finds_hits_and_n_N_move_between_them(make_app):
         assert app.focused.id == "prompt-bar"
         await pilot.press(*"BACKOFF", "enter")
         await settle(app, pilot)
-        hits = app.view.search_hits
+        hits = app.chat.view.search_hits
         assert hits[:4] == [3, 4, 8, 16] and len(hits) == 16  # case-insensitive, in original content
-        assert app.view.current_row == hits[0]
+        assert app.chat.view.current_row == hits[0]
         status = str(app.query_one("#status").render())
         assert "search 'BACKOFF' (any case): message 1 of 16" in status
         await pilot.press("n")
-        assert app.view.current_row == hits[1]
+        assert app.chat.view.current_row == hits[1]
         await pilot.press("N")
-        assert app.view.current_row == hits[0]
+        assert app.chat.view.current_row == hits[0]
         await pilot.press("N")
-        assert app.view.current_row == hits[-1]  # wraps around
+        assert app.chat.view.current_row == hits[-1]  # wraps around
         await pilot.press("home")
-        hit_bg = {seg.style.bgcolor for seg in app.view.render_line(3)}
-        plain_bg = {seg.style.bgcolor for seg in app.view.render_line(2)}
+        hit_bg = {seg.style.bgcolor for seg in app.chat.view.render_line(3)}
+        plain_bg = {seg.style.bgcolor for seg in app.chat.view.render_line(2)}
         assert hit_bg != plain_bg  # hits are highlighted in the list
 
 
@@ -93,7 +93,7 @@ async def test_search_without_match_says_so(make_app):
         await settle(app, pilot)
         await pilot.press("slash", *"zzqqxx", "enter")
         await settle(app, pilot)
-        assert app.view.search_hits == [] and app.view.current_row == 0
+        assert app.chat.view.search_hits == [] and app.chat.view.current_row == 0
         assert any("no match for 'zzqqxx'" in n for n in app.notices)
 
 
@@ -108,27 +108,29 @@ async def test_filter_by_tier_and_role(make_app):
         await pilot.press("down", "down", "enter")  # "truncated"
         await pilot.press("a")
         await pilot.pause()
-        assert app.filter_tier == "truncated" and app.view.count == 11
-        assert all(line.startswith("✂") for line in [app.view.render_line(y).text for y in range(11)])
+        assert app.chat.row_filter.tier == "truncated" and app.chat.view.count == 11
+        assert all(line.startswith("✂") for line in [app.chat.view.render_line(y).text for y in range(11)])
         assert "filter: tier truncated, role any" in str(app.query_one("#status").render())
-        app.set_filter(None, "user")
+        app.chat.set_filter(None, "user")
         await pilot.pause()
-        assert app.view.count == sum(1 for m in app.inspection.chat.messages if m.fields["role"] == "user")
-        assert "user" in split(app.view.render_line(0).text)[0]
+        assert app.chat.view.count == sum(
+            1 for m in app.chat.document.inspection.chat.messages if m.fields["role"] == "user"
+        )
+        assert "user" in split(app.chat.view.render_line(0).text)[0]
         await pilot.press("F")
         await pilot.pause()
-        assert app.view.count == 116 and app.filter_tier is None
+        assert app.chat.view.count == 116 and app.chat.row_filter.tier is None
 
 
 async def test_filter_cut_then_threshold_change_refilters(make_app):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
-        app.set_filter("cut", None)
+        app.chat.set_filter("cut", None)
         await pilot.pause()
-        assert app.view.count == 37
+        assert app.chat.view.count == 37
         await edit(app, pilot, "max_tool_chars", "1000000")
-        assert app.view.count == 0
+        assert app.chat.view.count == 0
         await pilot.press("escape", "F")
         await pilot.pause()
         assert row_line(app, 0).startswith("=   0")

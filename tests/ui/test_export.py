@@ -48,7 +48,7 @@ async def test_export_prepared_json_equals_cli_prepare(make_app, tmp_path):
         await settle(app, pilot)
         written = tmp_path / "debug_session.prompt.json"
         assert written.read_bytes() == cli("prepare", str(DEMO), "--set", "max_tool_chars=50000")
-        assert app.last_export == written.resolve()
+        assert app.chat.last_export == written.resolve()
         assert any(f"wrote {written.stat().st_size:,} bytes to {written.resolve()}" in n for n in app.notices)
 
 
@@ -76,7 +76,7 @@ async def test_export_every_format(make_app, tmp_path):
         assert (tmp_path / paths[-1]).read_bytes() == cli("explain", str(DEMO), "--format", "markdown")
         for (kind, fmt), path in zip(every, paths, strict=True):
             (tmp_path / path).unlink(missing_ok=True)
-            app.export(ExportChoice(kind, fmt, tmp_path / path))
+            app.chat.export(ExportChoice(kind, fmt, tmp_path / path))
             await settle(app, pilot)
             assert (tmp_path / path).read_bytes() == cli(kind, str(DEMO), "--format", fmt), (kind, fmt)
 
@@ -111,7 +111,7 @@ async def test_export_refuses_a_file_the_chat_reads(make_app, tmp_path):
         assert message == "refusing to overwrite a file the chat reads (import:, file: or directory:): notes.md"
         assert (tmp_path / "notes.md").read_text() == "notes\n"
         # the core refuses too, whoever asks (an export path the dialog did not check)
-        app.export(ExportChoice("prepare", "json", tmp_path / "notes.md"))
+        app.chat.export(ExportChoice("prepare", "json", tmp_path / "notes.md"))
         await settle(app, pilot)
         assert app.notices[-1].startswith("not exported: ") and "a file the chat reads" in app.notices[-1]
         assert (tmp_path / "notes.md").read_text() == "notes\n"

@@ -36,7 +36,7 @@ async def test_session_opens_with_totals_and_all_three_tiers(make_app):
         assert "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037 │ ~tokens 54,460 -> 26,391" in summary
         glyphs = {line[0] for line in view_lines(app)}
         assert {"=", "✗"} <= glyphs
-        assert app.load_seconds is not None and app.load_seconds < 2
+        assert app.chat.load_seconds is not None and app.chat.load_seconds < 2
 
 
 async def test_rows_show_original_left_and_model_visible_right(make_app):
@@ -49,7 +49,7 @@ async def test_rows_show_original_left_and_model_visible_right(make_app):
         left, right = split(row_line(app, 2))
         assert left.startswith("✗   2 call") and "read_file:" in left and '"path"' in left
         assert right.strip() == "✗ dropped"
-        app.view.go_to_row(41)
+        app.chat.view.go_to_row(41)
         await pilot.pause()
         left, right = split(row_line(app, 41))
         assert left.startswith("✂  41 output") and "run_tests:" in left
@@ -60,7 +60,7 @@ async def test_dropped_cell_is_struck_and_tiers_coloured_differently(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        view = app.view
+        view = app.chat.view
         dropped = view.render_line(2)
         struck = [seg for seg in dropped if "dropped" in seg.text]
         assert struck and struck[0].style.strike
@@ -96,7 +96,7 @@ async def test_a_failed_reload_keeps_the_app_and_the_last_good_rows(make_app, wr
         path.write_text("[ {oops")
         await pilot.press("r")
         await settle(app, pilot)
-        assert app.is_running and app.rows is not None
+        assert app.is_running and app.chat.doc is not None
         assert "Reload failed, showing the last good load" in str(app.query_one(Banner).render())
         assert any(n.startswith(f"reload failed: {path}:1") for n in app.notices)
         assert "hello" in row_line(app, 0)
@@ -121,7 +121,7 @@ async def test_layout_at_200x60_shows_the_editor(make_app):
     app = make_app()
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(app, pilot)
-        assert app.editor.has_class("-open")
+        assert app.chat.editor.has_class("-open")
         text = screen_text(app)
         assert "max_tool_chars" in text and "follows max_tool_calls" in text
         assert len(view_lines(app)) >= 25
@@ -145,7 +145,7 @@ async def test_strategies_given_at_start_stay_in_force_after_the_load(make_app):
     app = make_app(strategies="none")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot, 0.2)
-        assert app.strategies == "none"
+        assert app.chat.strategies == "none"
         summary = str(app.query_one(SummaryBar).render())
         assert "strategies none" in summary and "chat's choice" not in summary
         assert "✂" not in "".join(line[0] for line in view_lines(app))  # `none` cuts nothing

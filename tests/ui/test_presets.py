@@ -34,16 +34,16 @@ async def test_preset_round_trip(make_app, tmp_path):
         assert "saved 'tight'" in str(app.screen.query_one("#preset-message").render())
         await pilot.press("escape", "u")
         await settle(app, pilot)
-        assert app.thresholds["max_tool_chars"] == 100_000
+        assert app.chat.thresholds["max_tool_chars"] == 100_000
         await pilot.press("p")
         await pilot.pause()
         app.screen.query_one("#preset-list").focus()
         await pilot.press("enter")  # the only preset is highlighted already
         await settle(app, pilot)
         assert not isinstance(app.screen, PresetsScreen)
-        assert app.thresholds["max_tool_chars"] == 30_000 and app.thresholds["full_tool_outputs"] == 4
-        assert app.thresholds.values["max_tool_chars"].describe_source() == "preset (tight)"
-        assert app.totals.tool_chars_after < 105_037
+        assert app.chat.thresholds["max_tool_chars"] == 30_000 and app.chat.thresholds["full_tool_outputs"] == 4
+        assert app.chat.thresholds.values["max_tool_chars"].describe_source() == "preset (tight)"
+        assert app.chat.document.totals.tool_chars_after < 105_037
 
 
 async def test_corrupt_presets_file_is_reported_and_left_untouched(make_app):
@@ -68,7 +68,7 @@ async def test_a_preset_keeps_max_tool_outputs_following_and_one_preset_loads_at
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await edit(app, pilot, "max_tool_calls", "5")
-        assert app.thresholds["max_tool_outputs"] == 5 and app.thresholds.follows()
+        assert app.chat.thresholds["max_tool_outputs"] == 5 and app.chat.thresholds.follows()
         await pilot.press("escape", "p")
         await pilot.pause()
         await pilot.press(*"five", "enter")
@@ -83,6 +83,6 @@ async def test_a_preset_keeps_max_tool_outputs_following_and_one_preset_loads_at
         await pilot.click("#load")  # one preset, nothing picked by hand: Load takes it
         await settle(app, pilot)
         assert not isinstance(app.screen, PresetsScreen)
-        assert app.thresholds["max_tool_calls"] == 5 and app.thresholds.follows()
+        assert app.chat.thresholds["max_tool_calls"] == 5 and app.chat.thresholds.follows()
         await edit(app, pilot, "max_tool_calls", "7")
-        assert app.thresholds["max_tool_outputs"] == 7
+        assert app.chat.thresholds["max_tool_outputs"] == 7

@@ -23,8 +23,8 @@ async def test_every_row_part_reaches_aa_contrast_on_every_builtin_theme(make_ap
         for theme in themes:
             app.theme = theme
             await pilot.pause()  # the view reads its part styles again when the new theme reaches it
-            styles = app.view.part_styles()
-            background = Color.from_rich_color(app.view.rich_style.bgcolor)
+            styles = app.chat.view.part_styles()
+            background = Color.from_rich_color(app.chat.view.rich_style.bgcolor)
             seen.add((background, Color.from_rich_color(styles["full"].color)))
             colours = {}
             for part in TEXT_PARTS:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import inspector.ui.app as app_module
+import inspector.ui.screens.chat as app_module
 import inspector.ui.widgets.thresholds as thresholds_module
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.timeline import message_tiers
@@ -34,25 +34,28 @@ async def test_a_threshold_change_repaints_list_and_totals_and_the_strip_follows
         app.go_to_row(4)
         await settle(app, pilot)
         strip = app.query_one("#strip")
-        before, built = strip.text, app.strip_version
+        before, built = strip.text, app.chat.strip_version
         assert before.startswith("#4 over 60 calls ▕=")
         assert "tool chars 217,314 -> 105,037" in summary(app)
-        app.apply_thresholds(app.thresholds.with_value("max_tool_chars", 5_000, "edited"), None, delay=0)
+        app.chat.apply_thresholds(app.chat.thresholds.with_value("max_tool_chars", 5_000, "edited"), None, delay=0)
         await settle(app, pilot)
         assert "=67 ✂23 ✗26 ⊘67 │ tool chars 217,314 -> 44,786" in summary(app)
-        assert app.view.current_row == 4 and "row 4 " in app.query_one("#status").text
+        assert app.chat.view.current_row == 4 and "row 4 " in app.query_one("#status").text
         # the timeline is planned under the edit too: the CLI's `--set max_tool_chars=5000` history says the same
         await settle(app, pilot)
-        assert app.strip_version == built + 1
+        assert app.chat.strip_version == built + 1
         assert strip.text.startswith(
             "#4 over 60 calls ▕=====✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✗✗✗✗✗✗✗▏ sent at calls 2-46, cut from 12,"
         )
         edited = ChatHistory(DEMO_CHAT, Setup.of(overrides={"max_tool_chars": "5000"}, config_files=[], env={}))
-        assert message_tiers(edited, 4).tiers == message_tiers(app.history, 4, settings=app.call_settings()).tiers
-        assert app.thresholds["full_tool_calls"] == 0
-        app.apply_thresholds(app.thresholds.with_value("full_tool_calls", 0, "edited"), None, delay=0)
+        assert (
+            message_tiers(edited, 4).tiers
+            == message_tiers(app.chat.document.history, 4, settings=app.chat.call_settings()).tiers
+        )
+        assert app.chat.thresholds["full_tool_calls"] == 0
+        app.chat.apply_thresholds(app.chat.thresholds.with_value("full_tool_calls", 0, "edited"), None, delay=0)
         await settle(app, pilot)
-        assert app.strip_version == built + 1  # a re-plan under the same values does not redo the timeline
+        assert app.chat.strip_version == built + 1  # a re-plan under the same values does not redo the timeline
 
 
 async def test_values_set_at_once_reach_the_editor_with_their_plan_or_after_a_moment(make_app, monkeypatch):
@@ -68,11 +71,11 @@ async def test_values_set_at_once_reach_the_editor_with_their_plan_or_after_a_mo
     app = make_app()
     async with app.run_test(size=(160, 44)) as pilot:
         await settle(app, pilot)
-        field = app.editor.query_one("#th-max_tool_chars")
+        field = app.chat.editor.query_one("#th-max_tool_chars")
         assert field.value == "100000"
         app.editor_wait = 60.0
         blocking.set()
-        app.apply_thresholds(app.thresholds.with_value("max_tool_chars", 5_000, "edited"), None, delay=0)
+        app.chat.apply_thresholds(app.chat.thresholds.with_value("max_tool_chars", 5_000, "edited"), None, delay=0)
         await pilot.pause(0.05)
         assert field.value == "100000" and "-> 105,037" in summary(app)  # neither before the plan
         gate.set()
@@ -80,16 +83,16 @@ async def test_values_set_at_once_reach_the_editor_with_their_plan_or_after_a_mo
         assert field.value == "5000" and "-> 105,037" not in summary(app)  # both in the frame of the plan
         gate.clear()
         app.editor_wait = 0.01
-        app.apply_thresholds(app.thresholds.with_value("max_tool_chars", 7_000, "edited"), None, delay=0)
+        app.chat.apply_thresholds(app.chat.thresholds.with_value("max_tool_chars", 7_000, "edited"), None, delay=0)
         for _ in range(100):
             await pilot.pause(0.02)
             if field.value == "7000":
                 break
         assert field.value == "7000"  # the plan is still running: the editor did not wait for it
-        assert app.planned[0]["max_tool_chars"] == 5_000
+        assert app.chat.document.settings.thresholds["max_tool_chars"] == 5_000
         gate.set()
         await settle(app, pilot)
-        assert app.planned[0]["max_tool_chars"] == 7_000
+        assert app.chat.document.settings.thresholds["max_tool_chars"] == 7_000
 
 
 async def test_the_old_values_sweep_stops_when_a_value_changes(make_app, monkeypatch):
@@ -107,11 +110,11 @@ async def test_the_old_values_sweep_stops_when_a_value_changes(make_app, monkeyp
         while not entered.is_set():
             await pilot.pause(0.02)
         old = next(w for w in app.workers if w.group == "sweep")
-        app.apply_thresholds(app.thresholds.with_value("max_tool_chars", 5_000, "edited"), None, delay=0)
+        app.chat.apply_thresholds(app.chat.thresholds.with_value("max_tool_chars", 5_000, "edited"), None, delay=0)
         assert old.is_cancelled  # at the change, not when the next sweep starts
         gate.set()
         await settle(app, pilot)
-        assert "▶       0    90   23   26  45,310" in app.editor.chart.text  # swept again for the new value
+        assert "▶       0    90   23   26  45,310" in app.chat.editor.chart.text  # swept again for the new value
 
 
 async def test_the_strip_line_comes_with_the_chat_and_fills_in_when_its_timeline_lands(make_app, monkeypatch):
@@ -125,11 +128,11 @@ async def test_the_strip_line_comes_with_the_chat_and_fills_in_when_its_timeline
     monkeypatch.setattr(app_module, "message_tiers", slow_tiers)
     app = make_app(DEMO_CHAT)
     async with app.run_test(size=(139, 44)) as pilot:
-        while app.rows is None:
+        while app.chat.doc is None:
             await pilot.pause(0.02)
         await pilot.pause(0.05)
         strip = app.query_one("#strip")
         assert strip.has_class("-shown") and strip.text == "the selected message over 60 calls: computing…"
         gate.set()
         await settle(app, pilot)
-        assert strip.text.startswith(f"#{app.view.current_row} over 60 calls ▕")
+        assert strip.text.startswith(f"#{app.chat.view.current_row} over 60 calls ▕")

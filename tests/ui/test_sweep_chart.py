@@ -13,38 +13,41 @@ from .conftest import DEMO, edit, settle
 
 
 def chart(app) -> str:
-    return app.editor.chart.text
+    return app.chat.editor.chart.text
 
 
 async def test_chart_follows_the_focused_key(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert not app.editor.children  # the editor is closed: no chart is made, no sweep spent on it
+        assert not app.chat.editor.children  # the editor is closed: no chart is made, no sweep spent on it
         await pilot.press("t")
         await settle(app, pilot)
         text = chart(app)
         assert text.startswith("full_tool_calls 0..54\nchars ") and "▲ now" in text
         assert "▶       0    90   11   26 105,561" in text  # the current value: what the summary says
-        field = app.editor.query_one("#th-max_tool_chars")
+        field = app.chat.editor.query_one("#th-max_tool_chars")
         field.focus()
         await settle(app, pilot)
         text = chart(app)
         assert text.startswith("max_tool_chars 0..217,315")
         assert "▶ 100,000    90   11   26 105,561" in text
         assert "  217,315   116    0    0 217,838" in text  # past the total tool characters: everything kept
-        children = list(app.editor.children)
-        assert children.index(app.editor.chart) == children.index(app.editor.query_one("#src-max_tool_chars")) + 1
+        children = list(app.chat.editor.children)
+        assert (
+            children.index(app.chat.editor.chart)
+            == children.index(app.chat.editor.query_one("#src-max_tool_chars")) + 1
+        )
         # every line fits the editor: a wrapped chart would be taller than its lines
-        assert app.editor.chart.size.height == len(text.splitlines())
-        assert all(len(line) <= app.editor.chart.size.width for line in text.splitlines())
+        assert app.chat.editor.chart.size.height == len(text.splitlines())
+        assert all(len(line) <= app.chat.editor.chart.size.width for line in text.splitlines())
 
 
 async def test_chart_updates_after_a_change(make_app):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
-        assert app.editor.has_class("-open") and chart(app).startswith("full_tool_calls")  # wide: open at start
+        assert app.chat.editor.has_class("-open") and chart(app).startswith("full_tool_calls")  # wide: open at start
         await edit(app, pilot, "max_tool_chars", "213862")
         text = chart(app)
         assert "▶ 213,862   115    0    1 217,738" in text and "100,000" not in text
@@ -100,10 +103,10 @@ async def test_a_value_of_hundreds_of_digits_is_charted_in_the_same_columns(make
         text = chart(app)
         assert text.startswith("full_tool_outputs 0..54")
         assert "▶ 9.9e399   103    0   13 216,588" in text
-        assert app.editor.chart.size.height == len(text.splitlines())  # no row wraps
-        field = app.editor.query_one("#th-full_tool_outputs")
+        assert app.chat.editor.chart.size.height == len(text.splitlines())  # no row wraps
+        field = app.chat.editor.query_one("#th-full_tool_outputs")
         field.value = ""
         field.post_message(events.Paste("7" * 500))  # pasted: typed key by key it re-plans 500 times
         await settle(app, pilot, app.debounce + 0.05)
-        assert field.value == "7" * 500 and app.thresholds["full_tool_outputs"] == int("7" * 500)
+        assert field.value == "7" * 500 and app.chat.thresholds["full_tool_outputs"] == int("7" * 500)
         assert "▶ 7.7e499   103    0   13 216,588" in chart(app)

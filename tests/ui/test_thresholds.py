@@ -17,13 +17,13 @@ async def test_threshold_change_updates_columns_and_totals(make_app):
         await settle(app, pilot)
         assert split(row_line(app, 2))[1].strip() == "✗ dropped"
         await edit(app, pilot, "max_tool_chars", "1000000")
-        assert app.thresholds["max_tool_chars"] == 1_000_000
+        assert app.chat.thresholds["max_tool_chars"] == 1_000_000
         assert "messages 116 -> 116 sent" in summary(app)
         assert "✂ 0 truncated" in summary(app) and "✗ 0 dropped" in summary(app)
         assert "tool chars 217,314 -> 217,314" in summary(app)
         left, right = split(row_line(app, 2))
         assert left.startswith("=   2 call") and "read_file:" in right and "dropped" not in right
-        source = str(app.editor.query_one("#src-max_tool_chars").render())
+        source = str(app.chat.editor.query_one("#src-max_tool_chars").render())
         assert source.startswith("edited")
 
 
@@ -32,23 +32,23 @@ async def test_smaller_budget_cuts_more(make_app):
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         await edit(app, pilot, "max_tool_chars", "20_000")
-        counts = app.totals.tiers
-        assert counts["truncated"] > 11 and app.totals.tool_chars_after < 105_037
-        assert f"tool chars 217,314 -> {app.totals.tool_chars_after:,}" in summary(app)
+        counts = app.chat.document.totals.tiers
+        assert counts["truncated"] > 11 and app.chat.document.totals.tool_chars_after < 105_037
+        assert f"tool chars 217,314 -> {app.chat.document.totals.tool_chars_after:,}" in summary(app)
 
 
 async def test_invalid_input_is_marked_and_ignored(make_app):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
-        before = app.prompt
+        before = app.chat.document.prompt
         await edit(app, pilot, "full_tool_outputs", "1x")
-        field = app.editor.query_one("#th-full_tool_outputs")
+        field = app.chat.editor.query_one("#th-full_tool_outputs")
         assert field.has_class("-invalid")
-        assert app.thresholds["full_tool_outputs"] == 1  # the valid prefix "1" was applied while typing
+        assert app.chat.thresholds["full_tool_outputs"] == 1  # the valid prefix "1" was applied while typing
         await edit(app, pilot, "full_tool_outputs", "abc")
-        assert field.has_class("-invalid") and app.thresholds["full_tool_outputs"] == 1
-        assert app.prompt is not before
+        assert field.has_class("-invalid") and app.chat.thresholds["full_tool_outputs"] == 1
+        assert app.chat.document.prompt is not before
 
 
 async def test_max_tool_outputs_follows_max_tool_calls(make_app):
@@ -57,14 +57,14 @@ async def test_max_tool_outputs_follows_max_tool_calls(make_app):
         await settle(app, pilot)
         await pilot.press("t")
         await pilot.pause()
-        assert "follows max_tool_calls" in str(app.editor.query_one("#src-max_tool_outputs").render())
+        assert "follows max_tool_calls" in str(app.chat.editor.query_one("#src-max_tool_outputs").render())
         await edit(app, pilot, "max_tool_calls", "5")
-        assert app.thresholds["max_tool_outputs"] == 5
-        assert app.editor.query_one("#th-max_tool_outputs").value == "5"
-        assert "follows max_tool_calls" in str(app.editor.query_one("#src-max_tool_outputs").render())
+        assert app.chat.thresholds["max_tool_outputs"] == 5
+        assert app.chat.editor.query_one("#th-max_tool_outputs").value == "5"
+        assert "follows max_tool_calls" in str(app.chat.editor.query_one("#src-max_tool_outputs").render())
         await edit(app, pilot, "max_tool_outputs", "30")
         await edit(app, pilot, "max_tool_calls", "6")
-        assert app.thresholds["max_tool_outputs"] == 30  # set itself: no longer follows
+        assert app.chat.thresholds["max_tool_outputs"] == 30  # set itself: no longer follows
 
 
 async def test_reset_returns_to_loaded_values(make_app):
@@ -74,11 +74,11 @@ async def test_reset_returns_to_loaded_values(make_app):
         await edit(app, pilot, "max_tool_chars", "5")
         assert "messages 116 -> 116 sent" not in summary(app)
         await pilot.press("escape")
-        assert app.focused is app.view
+        assert app.focused is app.chat.view
         await pilot.press("u")
         await settle(app, pilot)
-        assert app.thresholds["max_tool_chars"] == 100_000
-        assert app.editor.query_one("#th-max_tool_chars").value == "100000"
+        assert app.chat.thresholds["max_tool_chars"] == 100_000
+        assert app.chat.editor.query_one("#th-max_tool_chars").value == "100000"
         assert "messages 116 -> 90 sent" in summary(app)
 
 
@@ -89,30 +89,30 @@ async def test_strategy_list_is_switchable(make_app):
         assert "strategies shorten_tools (chat's choice)" in summary(app)
         await pilot.press("s")  # the chat's choice is shorten_tools: s goes straight on to none
         await settle(app, pilot)
-        assert app.strategies == "none"
+        assert app.chat.strategies == "none"
         assert "strategies none" in summary(app) and "messages 116 -> 116 sent" in summary(app)
         assert split(row_line(app, 2))[1].strip() != "✗ dropped"
         await pilot.press("u")
         await settle(app, pilot)
-        assert app.strategies is None and "strategies shorten_tools" in summary(app)
+        assert app.chat.strategies is None and "strategies shorten_tools" in summary(app)
 
 
 async def test_editor_toggles_and_typing_q_stays_text(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert not app.editor.has_class("-open")
+        assert not app.chat.editor.has_class("-open")
         await pilot.press("t")
         await pilot.pause()
-        assert app.editor.has_class("-open") and app.focused.id == "th-full_tool_calls"
+        assert app.chat.editor.has_class("-open") and app.focused.id == "th-full_tool_calls"
         await pilot.press("end", "q")  # q is text in an input, not quit
         await settle(app, pilot, app.debounce + 0.05)
         assert app.is_running and app.focused.has_class("-invalid")
         await pilot.press("escape")  # Esc leaves the input, the editor stays open
-        assert app.focused is app.view and app.editor.has_class("-open")
+        assert app.focused is app.chat.view and app.chat.editor.has_class("-open")
         await pilot.press("t")  # from the list, t moves back into the open editor
         await pilot.pause()
         assert app.focused.id == "th-full_tool_calls"
         await pilot.press("t")  # inside it, t closes it (it is never typed)
         await pilot.pause()
-        assert not app.editor.has_class("-open") and app.focused is app.view
+        assert not app.chat.editor.has_class("-open") and app.focused is app.chat.view

@@ -33,7 +33,7 @@ async def test_markup_and_escapes_are_shown_literally(make_app, write_chat):
         text = screen_text(app)
         assert not CONTROLS & set(text)
         for y in range(4):
-            for segment in app.view.render_line(y):
+            for segment in app.chat.view.render_line(y):
                 assert not CONTROLS & set(segment.text)
                 assert segment.style is None or not segment.style.link  # no clickable action links
 
@@ -43,7 +43,7 @@ async def test_clicking_injected_action_text_does_nothing(make_app, write_chat):
     async with app.run_test(size=(139, 40)) as pilot:
         await settle(app, pilot)
         x = row_line(app, 0).index("[@click")
-        await pilot.click(app.view, offset=(x, 0))
+        await pilot.click(app.chat.view, offset=(x, 0))
         await pilot.pause()
         assert app.is_running
 
@@ -54,7 +54,7 @@ async def test_hostile_search_and_notifications(make_app, write_chat):
         await settle(app, pilot)
         await pilot.press("slash", *"[/", "enter")
         await settle(app, pilot)
-        assert app.view.search_hits == [0, 2, 3]
+        assert app.chat.view.search_hits == [0, 2, 3]
         await pilot.press("slash")
         app.query_one("#prompt-bar").value = "[@click=app.quit]nomatch"
         await pilot.press("enter")

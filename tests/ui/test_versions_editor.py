@@ -8,14 +8,14 @@ from .conftest import edit, settle
 
 
 def _shown(app) -> list[str]:
-    return [w.id[3:] for w in app.editor.query("Input") if (w.id or "").startswith("th-") and w.display]
+    return [w.id[3:] for w in app.chat.editor.query("Input") if (w.id or "").startswith("th-") and w.display]
 
 
 async def test_editor_lists_the_epoch_settings_and_edits_replan(make_app):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
-        app.set_strategies("shorten_tools_epoch_increment")  # as the editor's strategy list does
+        app.chat.set_strategies("shorten_tools_epoch_increment")  # as the editor's strategy list does
         await settle(app, pilot, app.debounce + 0.1)
         header = str(app.query_one(SummaryBar).render())
         assert "scout-ai 2.1  ·  strategies shorten_tools_epoch_increment" in header
@@ -23,13 +23,13 @@ async def test_editor_lists_the_epoch_settings_and_edits_replan(make_app):
         await pilot.pause()
         shown = _shown(app)
         assert shown[0] == "epoch_tool_call_threshold" and len(shown) == 10 and "max_tool_chars" not in shown
-        before = app.totals.tiers["truncated"]
+        before = app.chat.document.totals.tiers["truncated"]
         await edit(app, pilot, "epoch_tool_call_threshold", "5")
-        assert app.thresholds.setting("epoch_tool_call_threshold") == 5
-        assert app.totals.tiers["truncated"] != before  # the windows moved: another plan
-        assert str(app.editor.query_one("#src-epoch_tool_call_threshold").render()).startswith("edited")
+        assert app.chat.thresholds.setting("epoch_tool_call_threshold") == 5
+        assert app.chat.document.totals.tiers["truncated"] != before  # the windows moved: another plan
+        assert str(app.chat.editor.query_one("#src-epoch_tool_call_threshold").render()).startswith("edited")
         await edit(app, pilot, "epoch_increment_compacted_growth_ratio", "0.5")
-        assert app.thresholds.setting("epoch_increment_compacted_growth_ratio") == 0.5
+        assert app.chat.thresholds.setting("epoch_increment_compacted_growth_ratio") == 0.5
 
 
 async def test_editor_shows_the_five_thresholds_for_shorten_tools(make_app):
@@ -53,12 +53,12 @@ async def test_V_switches_the_scout_ai_version(make_app):
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         assert "scout-ai seed  ·  strategies shorten_tools" in str(app.query_one(SummaryBar).render())
-        seed_chars = app.totals.chars_after
+        seed_chars = app.chat.document.totals.chars_after
         await pilot.press("V")
         await settle(app, pilot, app.debounce + 0.1)
         assert "scout-ai 1.2.6  ·  strategies shorten_tools" in str(app.query_one(SummaryBar).render())
         assert "scout-ai version: 1.2.6" in app.notices
-        assert app.totals.chars_after > seed_chars  # 1.2.6 cuts outputs to 400 characters, not 200
+        assert app.chat.document.totals.chars_after > seed_chars  # 1.2.6 cuts outputs to 400 characters, not 200
         await pilot.press("V")
         await settle(app, pilot, app.debounce + 0.1)
         assert "scout-ai 2.1  ·  strategies shorten_tools" in str(app.query_one(SummaryBar).render())
@@ -91,21 +91,21 @@ async def test_a_strategy_picked_with_the_editor_open_adds_its_rows_with_their_v
         await settle(app, pilot)
         await pilot.press("t")
         await pilot.pause()
-        assert _shown(app) == list(app.active_keys(None))  # only the five rows are made at first
-        assert not app.editor.query("#th-epoch_size")
-        app.set_strategies("shorten_tools_epoch_increment")
+        assert _shown(app) == list(app.chat.active_keys(None))  # only the five rows are made at first
+        assert not app.chat.editor.query("#th-epoch_size")
+        app.chat.set_strategies("shorten_tools_epoch_increment")
         await settle(app, pilot, app.debounce + 0.1)
         shown = _shown(app)
         assert shown[0] == "epoch_tool_call_threshold" and len(shown) == 10 and "max_tool_chars" not in shown
         for key in shown:
-            field = app.editor.query_one(f"#th-{key}")
-            assert field.value == str(app.thresholds.setting(key)) and not field.has_class("-invalid")
-            source = str(app.editor.query_one(f"#src-{key}").render())
-            assert source == app.thresholds.values[key].describe_source() and not source.startswith("edited")
-        assert all(value.source != "edited" for value in app.thresholds.values.values())
-        app.set_strategies(None)  # back to the chat's choice: the five rows again, the epoch ones hidden
+            field = app.chat.editor.query_one(f"#th-{key}")
+            assert field.value == str(app.chat.thresholds.setting(key)) and not field.has_class("-invalid")
+            source = str(app.chat.editor.query_one(f"#src-{key}").render())
+            assert source == app.chat.thresholds.values[key].describe_source() and not source.startswith("edited")
+        assert all(value.source != "edited" for value in app.chat.thresholds.values.values())
+        app.chat.set_strategies(None)  # back to the chat's choice: the five rows again, the epoch ones hidden
         await settle(app, pilot, app.debounce + 0.1)
-        assert _shown(app) == list(app.active_keys(None))
+        assert _shown(app) == list(app.chat.active_keys(None))
 
 
 async def test_u_after_s_and_V_goes_back_to_the_loaded_strategies_and_version(make_app):
@@ -113,7 +113,7 @@ async def test_u_after_s_and_V_goes_back_to_the_loaded_strategies_and_version(ma
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         loaded = str(app.query_one(SummaryBar).render()).splitlines()
-        totals = app.totals
+        totals = app.chat.document.totals
         await pilot.press("s")
         await settle(app, pilot, app.debounce + 0.1)
         await pilot.press("V")
@@ -122,5 +122,5 @@ async def test_u_after_s_and_V_goes_back_to_the_loaded_strategies_and_version(ma
         await pilot.press("u")
         await settle(app, pilot, app.debounce + 0.1)
         assert str(app.query_one(SummaryBar).render()).splitlines() == loaded
-        assert app.totals == totals and app.strategies is None and app.scout_version is None
+        assert app.chat.document.totals == totals and app.chat.strategies is None and app.chat.scout_version is None
         assert app.notices[-1] == "thresholds, strategies and scout-ai version reset to the loaded ones"

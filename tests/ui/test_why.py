@@ -47,7 +47,7 @@ async def test_why_shows_the_hidden_fact_its_rule_and_both_fixes(make_app):
         assert "the model sees none of them" in shown and "[1] full_tool_outputs >= 54" in shown
         await pilot.press("escape")
         await pilot.pause()
-        assert not isinstance(app.screen, WhyScreen) and app.thresholds["full_tool_outputs"] == 10
+        assert not isinstance(app.screen, WhyScreen) and app.chat.thresholds["full_tool_outputs"] == 10
 
 
 async def test_number_key_applies_a_fix_and_the_fact_becomes_visible(make_app):
@@ -59,9 +59,9 @@ async def test_number_key_applies_a_fix_and_the_fact_becomes_visible(make_app):
         await pilot.press("1")
         await settle(app, pilot)
         assert not isinstance(app.screen, WhyScreen)
-        assert app.thresholds["full_tool_outputs"] == 54
+        assert app.chat.thresholds["full_tool_outputs"] == 54
         assert "116 -> 103 sent" in summary(app)  # the summary moved with the fix
-        assert app.view.current_row == 3  # the cursor is on the message that now shows
+        assert app.chat.view.current_row == 3  # the cursor is on the message that now shows
         _left, right = split(row_line(app, 3))
         assert "read_file:" in right and "dropped" not in right
         detail = app.query_one("#detail").text
@@ -72,8 +72,8 @@ async def test_number_key_applies_a_fix_and_the_fact_becomes_visible(make_app):
         assert "the model sees every one" in screen_text(app)
         await pilot.press("escape", "t")  # the editor, opened now, shows the value the fix set
         await pilot.pause()
-        assert app.editor.query_one("#th-full_tool_outputs").value == "54"
-        assert str(app.editor.query_one("#src-full_tool_outputs").render()) == "edited (why fix)"
+        assert app.chat.editor.query_one("#th-full_tool_outputs").value == "54"
+        assert str(app.chat.editor.query_one("#src-full_tool_outputs").render()) == "edited (why fix)"
 
 
 async def test_enter_on_a_highlighted_fix_applies_it(make_app):
@@ -85,7 +85,7 @@ async def test_enter_on_a_highlighted_fix_applies_it(make_app):
         assert str(options.highlighted_option.prompt).strip().startswith("[1]")  # lands on the first fix
         await pilot.press("down", "enter")
         await settle(app, pilot)
-        assert app.thresholds["max_tool_chars"] == 213_862 and app.thresholds["full_tool_outputs"] == 10
+        assert app.chat.thresholds["max_tool_chars"] == 213_862 and app.chat.thresholds["full_tool_outputs"] == 10
         assert "✗1 " in summary(app)
         assert "dropped" not in split(row_line(app, 3))[1]
 
@@ -97,8 +97,8 @@ async def test_enter_on_an_occurrence_jumps_to_it(make_app):
         screen = await ask_why(app, pilot, FACT)
         await pilot.press("home", "enter")
         await settle(app, pilot)
-        assert app.screen is not screen and app.view.current_row == 3 and app.focused is app.view
-        assert app.thresholds == app.loaded_thresholds
+        assert app.screen is not screen and app.chat.view.current_row == 3 and app.focused is app.chat.view
+        assert app.chat.thresholds == app.chat.document.loaded
 
 
 async def test_ignore_case_and_regex_toggles_retrace(make_app):
@@ -212,7 +212,7 @@ async def test_why_finds_and_applies_an_epoch_setting_fix(make_app, tmp_path):
         await pilot.press("1")
         await settle(app, pilot)
         assert not isinstance(app.screen, WhyScreen)
-        assert app.thresholds.setting("epoch_tool_call_threshold") == 13
+        assert app.chat.thresholds.setting("epoch_tool_call_threshold") == 13
         assert any(
             "epoch_tool_call_threshold = 13 applied: message #2 is now full (prompt +4,791 characters" in n
             for n in app.notices

@@ -25,7 +25,7 @@ async def test_a_raising_plugin_strategy_is_reported_and_editor_and_view_agree(m
     app = make_app()
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(app, pilot)
-        assert app.strategy_choices[-1] == exploding_strategy
+        assert app.chat.strategy_choices[-1] == exploding_strategy
         for _ in range(4):  # (chat's choice: shorten_tools) -> none -> ..._epoch -> ..._epoch_increment -> inbox
             await pilot.press("s")
             await settle(app, pilot)
@@ -37,14 +37,14 @@ async def test_a_raising_plugin_strategy_is_reported_and_editor_and_view_agree(m
         )
         assert expected in app.notices
         # the editor shows what the list was planned with, not the strategy that failed
-        assert app.strategies == "inbox"
-        assert app.editor.query_one("#strategies", Select).value == "inbox"
+        assert app.chat.strategies == "inbox"
+        assert app.chat.editor.query_one("#strategies", Select).value == "inbox"
         assert "strategies inbox" in str(app.query_one(SummaryBar).render())
         assert app.is_running
         await pilot.press("u")  # and the app goes on: back to the loaded values, planned normally
         await settle(app, pilot)
-        assert app.strategies is None
-        assert app.editor.query_one("#strategies", Select).value == "(chat's choice)"
+        assert app.chat.strategies is None
+        assert app.chat.editor.query_one("#strategies", Select).value == "(chat's choice)"
         assert "strategies shorten_tools (chat's choice)\nmessages 116 -> 90 sent" in str(
             app.query_one(SummaryBar).render()
         )
@@ -63,4 +63,4 @@ async def test_a_failing_search_worker_is_reported_and_the_status_cleared(make_a
         await pilot.press("slash", *"pytest", "enter")
         await settle(app, pilot)
         assert "search failed: ValueError: index broke" in app.notices
-        assert app.view.search_query == "" and "search" not in app.query_one("#status").text
+        assert app.chat.view.search_query == "" and "search" not in app.query_one("#status").text

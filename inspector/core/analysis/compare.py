@@ -59,9 +59,16 @@ class Comparison:
     totals_a: Totals
     totals_b: Totals
     changes: list[Change] = field(default_factory=list)
+    plan_a: str = ""  # the strategies and scout-ai version A was planned with ("" when both plan alike)
+    plan_b: str = ""
 
     def changed_keys(self) -> list[str]:
         return [k for k in SETTING_KEYS if self.a.setting(k) != self.b.setting(k)]
+
+    @property
+    def same_settings(self) -> bool:
+        """A and B are one setting: the same values, strategies and version."""
+        return not self.changed_keys() and self.plan_a == self.plan_b
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -78,9 +85,30 @@ def _sent(prompt: Prompt, index: int) -> Any:
 
 
 def compare(inspection: Inspection, a: Thresholds, b: Thresholds, replanner: Replanner | None = None) -> Comparison:
+    """Two thresholds on one chat under the inspection's strategies and version."""
     rp = replanner or Replanner(inspection)
-    pa, pb = rp.prompt(a.key()), rp.prompt(b.key())
-    result = Comparison(a, b, totals_a=pa.totals(), totals_b=pb.totals())
+    return _compared(inspection, a, b, rp.prompt(a.key()), rp.prompt(b.key()), "", "")
+
+
+def compare_plans(a: Inspection, b: Inspection, replanner: Replanner | None = None) -> Comparison:
+    """Two plans of one chat that may differ in everything: thresholds, strategies, scout-ai version
+    (the app's A/B after a strategy or version switch). ``replanner``: B's, to reuse its cached plans."""
+    pa = a.prompt()
+    pb = replanner.prompt(b.thresholds.key()) if replanner is not None else b.prompt()
+    label_a, label_b = plan_label(a, pa), plan_label(b, pb)
+    if label_a == label_b:
+        label_a = label_b = ""
+    return _compared(b, a.thresholds, b.thresholds, pa, pb, label_a, label_b)
+
+
+def plan_label(inspection: Inspection, prompt: Prompt) -> str:
+    return f"{prompt.strategy_label} (scout-ai {prompt.version or inspection.version.name})"
+
+
+def _compared(
+    inspection: Inspection, a: Thresholds, b: Thresholds, pa: Prompt, pb: Prompt, label_a: str, label_b: str
+) -> Comparison:
+    result = Comparison(a, b, totals_a=pa.totals(), totals_b=pb.totals(), plan_a=label_a, plan_b=label_b)
     facts = inspection.facts
     changed = pa.changed_from(pb)
     candidates: Iterable[int] = range(len(inspection.chat.messages)) if changed is None else changed

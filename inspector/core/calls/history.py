@@ -557,3 +557,9 @@ def _large_json(path: str) -> bool:
         return False
     head = found[0]
     return detect(head.decode("utf-8", "ignore"), path) != scout_chat.NAME
+
+
+def open_history(source: ChatSource | str | Path, setup: Setup | None = None) -> ChatHistory:
+    """The one door for a chat stepped through its model calls (see inspection.open_inspection for a chat
+    read whole): the file under the setup; ``at(n)`` is the inspection of the chat just before call n."""
+    return ChatHistory(source, setup)

@@ -122,9 +122,10 @@ def message_tiers(
             pause_if_due()
             if cancelled is not None and cancelled():
                 return line
-        tier = fast(number, index) if fast is not None else _tier_slow(history, number, index, settings)
+        tier, raises = fast(number, index) if fast is not None else _tier_slow(history, number, index, settings)
         line.tiers.append(tier)
-        line.visible.append(tier in (d.FULL, d.TRUNCATED))
+        # a call at which scout-ai raises sends nothing at all, whatever the message's own tier (as `why` says)
+        line.visible.append(tier in (d.FULL, d.TRUNCATED) and not raises)
     return line
 
 
@@ -184,19 +185,22 @@ def decision_at(history: ChatHistory, number: int, index: int) -> d.Decision | N
     return None if at is None else history.at(number).prompt().decision(at)
 
 
-def _tier_slow(history: ChatHistory, number: int, index: int, settings: CallSettings) -> str:
+def _tier_slow(history: ChatHistory, number: int, index: int, settings: CallSettings) -> tuple[str, bool]:
+    """The message's tier at the call, and whether scout-ai raises there (then nothing is sent)."""
     at = index_at(history, number, index)
     if at is None:
-        return d.CONSUMED
-    return history.at(number).prompt(settings.thresholds, settings.strategies).tier_of(at)
+        return d.CONSUMED, False
+    prompt = history.at(number).prompt(settings.thresholds, settings.strategies)
+    return prompt.tier_of(at), prompt.error is not None
 
 
 def _same(a: Message, b: Message) -> bool:
     return a.line == b.line and a.source == b.source and a.line is not None and a.fields == b.fields
 
 
-def _fast_walker(history: ChatHistory, settings: CallSettings) -> Callable[[int, int], str] | None:
-    """A function (call, index) -> tier when every cut chat is a prefix under the same plain shorten_tools."""
+def _fast_walker(history: ChatHistory, settings: CallSettings) -> Callable[[int, int], tuple[str, bool]] | None:
+    """A function (call, index) -> (tier, scout-ai raises at the call) when every cut chat is a prefix under
+    the same plain shorten_tools."""
     whole = history.whole
     spec = settings.strategies if settings.strategies is not None else whole.strategy_spec
     version = whole.version_for(spec)
@@ -207,13 +211,25 @@ def _fast_walker(history: ChatHistory, settings: CallSettings) -> Callable[[int,
     facts = whole.facts_for(version)
     values = (settings.thresholds or whole.thresholds).as_tuple()
 
-    def tier(number: int, index: int) -> str:
+    def tier(number: int, index: int) -> tuple[str, bool]:
         count = history.response_index(number)
         if count is None:
             return _tier_slow(history, number, index, settings)
-        return tier_in_prefix(facts, count, index, values)
+        found = tier_in_prefix(facts, count, index, values)
+        if found not in (d.FULL, d.TRUNCATED):
+            return found, False  # not sent either way
+        return found, prefix_raises(facts, count, values)
 
     return tier
+
+
+def prefix_raises(facts: ToolFacts, count: int, thresholds: tuple[int, int, int, int, int]) -> bool:
+    """Whether shorten_tools raises on the chat of the first ``count`` messages (then nothing is sent)."""
+    s = facts.newer_than(count)
+    risky = facts.risky()
+    if not any(p >= s for p in facts.failures) and (not risky or risky[-1] < s):
+        return False  # nothing in this chat can raise
+    return isinstance(_walk(facts, s, None, thresholds), int)
 
 
 def tier_in_prefix(facts: ToolFacts, count: int, index: int, thresholds: tuple[int, int, int, int, int]) -> str:

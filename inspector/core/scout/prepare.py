@@ -13,7 +13,7 @@ from inspector.core.ruby.json import generator_error
 from inspector.core.scout import versions
 from inspector.core.scout.roles import is_tool, tool_kind
 from inspector.core.scout.settings import DEFAULTS
-from inspector.core.scout.strategies import StrategyFn, is_registered, lookup, parse_spec
+from inspector.core.scout.strategies import StrategyFn, is_registered, lookup, parse_spec, plugin_failures
 from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.strategies.shorten_tools_epoch import NAME as EPOCH
@@ -296,6 +296,9 @@ def _unknown(stage: str, version: versions.ScoutVersion) -> ScoutError:
         if having
         else ""
     )
+    failed = plugin_failures().get(stage)
+    if failed is not None:
+        hint += f"; the strategy plugin {stage!r} failed to load ({failed})"
     return ScoutError(-1, None, None, None, exception, f"{why} (strategy {stage!r} in scout-ai {version.name}){hint}")
 
 

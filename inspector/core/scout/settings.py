@@ -15,6 +15,9 @@ from inspector.core.errors import UsageError
 from inspector.core.io.files import CONFIG_LIMIT, Refused, read_regular
 
 KEYS = ("full_tool_calls", "full_tool_outputs", "max_tool_calls", "max_tool_outputs", "max_tool_chars")
+# Every setting's default as scout-ai has it: the one source. The strategy modules derive theirs from it
+# (shorten_tools_epoch.DEFAULTS, EpochSettings, IncrementSettings); tests/test_scout_defaults.py checks them
+# against the reference's tables.
 DEFAULTS = {
     "full_tool_calls": 0,
     "full_tool_outputs": 10,

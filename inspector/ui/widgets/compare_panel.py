@@ -19,7 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, get_current_worker
 
-from inspector.core.analysis.compare import Change, Comparison, compare
+from inspector.core.analysis.compare import Change, Comparison, compare_plans
 from inspector.core.analysis.replan import Replanner
 from inspector.core.inspection import Inspection
 from inspector.core.policies.decision import Tier
@@ -27,8 +27,9 @@ from inspector.core.present.cells import cell
 from inspector.core.present.rows import ROLE_LABELS
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS, Thresholds
+from inspector.core.setup import Setup
 
-from ..messages import Compared, report_failure
+from ..messages import Compared, WorkerFailed, report_failure
 from .dual_view import GLYPHS, LABELS
 
 if TYPE_CHECKING:
@@ -54,10 +55,20 @@ def totals_line(comparison: Comparison) -> str:
 def title(comparison: Comparison | None) -> str:
     if comparison is None:
         return "A/B: A pinned"
-    changed = comparison.changed_keys()
-    if not changed:
-        return "A/B: B equals A (edit a threshold, t)"
-    return "A/B: " + ", ".join(f"{k} {comparison.a[k]:,} → {comparison.b[k]:,}" for k in changed)
+    if comparison.same_settings:
+        return "A/B: B equals A (edit a threshold, t; switch strategies, s, or version, V)"
+    parts = [f"{k} {comparison.a.setting(k):,} → {comparison.b.setting(k):,}" for k in comparison.changed_keys()]
+    if comparison.plan_a != comparison.plan_b:
+        parts.append(f"{comparison.plan_a} → {comparison.plan_b}")
+    return "A/B: " + ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Pinned:
+    """A: the whole setting of the plan on screen when b was pressed (thresholds, strategies, version)."""
+
+    thresholds: Thresholds
+    setup: Setup
 
 
 def change_line(change: Change) -> str:
@@ -78,7 +89,7 @@ class ComparePanel(Vertical):
     ComparePanel OptionList { height: auto; max-height: 8; border: none; padding: 0; background: $surface; }
     ComparePanel OptionList:focus { border: none; }
     """
-    BINDINGS = [Binding("escape", "app.focus_list", "Back to list", show=False)]
+    BINDINGS = [Binding("escape", "screen.focus_list", "Back to list", show=False)]
 
     @dataclass
     class Jump(Message):
@@ -92,7 +103,7 @@ class ComparePanel(Vertical):
 
     def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
-        self.pinned: Thresholds | None = None  # A; B is always the thresholds being edited
+        self.pinned: Pinned | None = None  # A; B is always the plan on screen
         self.generation = 0  # which compare the panel waits for
         self.comparison: Comparison | None = None
         self.border_title = title(None)
@@ -106,11 +117,11 @@ class ComparePanel(Vertical):
     def options(self) -> OptionList:
         return self.query_one("#ab-list", OptionList)
 
-    def pin(self, pinned: Thresholds) -> None:
+    def pin(self, pinned: Pinned) -> None:
         self.pinned, self.comparison = pinned, None
         self.add_class("-open")
         self.border_title = title(None)
-        values = ", ".join(f"{k}={pinned[k]:,}" for k in KEYS)
+        values = ", ".join(f"{k}={pinned.thresholds[k]:,}" for k in KEYS)
         self._head(f"A = {values}; computing…")
         self.options.clear_options()
 
@@ -120,16 +131,18 @@ class ComparePanel(Vertical):
         self.generation += 1  # a compare still running is for nobody
         self.post_message(self.Changed(set()))
 
-    def request(self, inspection: Inspection, current: Thresholds, replanner: Replanner) -> None:
-        """The plan changed: compare the pinned thresholds with ``current`` off the UI thread."""
+    def request(self, shown: Inspection, replanner: Replanner) -> None:
+        """The plan changed: compare A, planned on the chat on screen, with the plan on screen (``shown``)
+        off the UI thread."""
         if self.pinned is None:
             return
         self.generation += 1
-        self._compare(inspection, self.pinned, current, replanner, self.generation)
+        a = shown.with_setup(self.pinned.setup, self.pinned.thresholds)
+        self._compare(a, shown, replanner, self.generation)
 
     @work(thread=True, exclusive=True, group="compare", description="A/B compare", exit_on_error=False)
-    def _compare(self, inspection: Inspection, a: Thresholds, b: Thresholds, rp: Replanner, generation: int) -> None:
-        result = compare(inspection, a, b, rp)
+    def _compare(self, a: Inspection, b: Inspection, rp: Replanner, generation: int) -> None:
+        result = compare_plans(a, b, rp)
         if not get_current_worker().is_cancelled:
             self.post_message(Compared(result, generation))
 
@@ -141,6 +154,13 @@ class ComparePanel(Vertical):
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
         report_failure(self, event)
+
+    @on(WorkerFailed)
+    def _worker_failed(self, event: WorkerFailed) -> None:
+        """Its own compare failed: shown here, where it was asked for."""
+        event.stop()
+        self.failed(event.error_text)
+        self.notify(f"{event.what} failed: {event.error_text}", title="Failed", severity="error", markup=False)
 
     def failed(self, error: str) -> None:
         self.comparison = None

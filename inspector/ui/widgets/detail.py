@@ -31,7 +31,7 @@ class DetailPane(TextArea):
     DetailPane:focus { border: round $accent; }
     """
     BINDINGS = [
-        Binding("escape", "app.focus_list", "Back to list", show=False),  # at once: keys typed next go to the list
+        Binding("escape", "screen.focus_list", "Back to list", show=False),  # at once: keys typed next go to the list
         Binding("home", "top", "Top", show=False),
         Binding("end,G", "bottom", "Bottom", show=False),
         Binding("o", "section('original')", "Original", show=False),

@@ -28,7 +28,7 @@ from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import FLOAT_KEYS, KEYS, SETTING_KEYS, Source, Thresholds, ruby_to_f, ruby_to_i
 from inspector.core.yielding import pause_if_due
 
-from ..messages import SweepDone, report_failure
+from ..messages import SweepDone, WorkerFailed, report_failure
 from .burst_input import BurstInput
 from .sweep_chart import COLUMNS, SweepChart
 
@@ -73,9 +73,9 @@ class ThresholdEditor(VerticalScroll):
     BINDINGS = [
         # app actions, run as the key is handled: a message would arrive after the keys typed next,
         # and those would land in a field that is going away
-        Binding("escape", "app.leave_editor(False)", "Back to list", show=False),
+        Binding("escape", "screen.leave_editor(False)", "Back to list", show=False),
         # priority: a field would otherwise take t as text (the fields hold digits only)
-        Binding("t", "app.leave_editor(True)", "Close the editor", show=False, priority=True),
+        Binding("t", "screen.leave_editor(True)", "Close the editor", show=False, priority=True),
     ]
 
     @dataclass
@@ -323,3 +323,10 @@ class ThresholdEditor(VerticalScroll):
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
         report_failure(self, event)
+
+    @on(WorkerFailed)
+    def _worker_failed(self, event: WorkerFailed) -> None:
+        """Its own sweep failed: the chart says so, where it was asked for."""
+        event.stop()
+        self.chart.failed(event.error_text)
+        self.notify(f"{event.what} failed: {event.error_text}", title="Failed", severity="error", markup=False)

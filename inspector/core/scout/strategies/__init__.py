@@ -3,6 +3,11 @@
 A plugin strategy is a callable taking and returning a list of message dicts
 (``{"role": ..., "content": ..., ...}``), registered by name or through the
 ``prompt_inspector.strategies`` entry-point group.
+
+An entry point that fails to load (its module raises at import, or it is not callable) is not silently
+missing: a one-line warning names it and the error (logging's ``inspector.core.scout.strategies``
+logger, or the reporter ``on_plugin_failure`` sets: the CLI's ``warning:`` line), and naming it raises
+``PluginLoadFailed``, which says why.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ Fields = dict[str, Any]  # a message as a plugin sees it: role, content and any 
 StrategyFn = Callable[[list[Fields]], list[Fields]]
 StrategySpec = str | Sequence[str] | StrategyFn  # what --strategies, a chat or the app asks for
 _registered: dict[str, StrategyFn] = {}
+_failed: dict[str, str] = {}  # entry point name -> "entry point NAME = VALUE: ErrorType: message"
 _entry_points_loaded = False
 
 
@@ -26,6 +32,15 @@ class UnknownStrategy(Exception):
     def __init__(self, name: str):
         self.name = name
         super().__init__(f"unknown prompt strategy {name!r}; known: {', '.join(known_strategies())}")
+
+
+class PluginLoadFailed(UnknownStrategy):
+    """A strategy named by an installed plugin whose entry point failed to load."""
+
+    def __init__(self, name: str, why: str):
+        self.name = name
+        self.why = why
+        Exception.__init__(self, f"prompt strategy {name!r} is a plugin that failed to load ({why})")
 
 
 def register_strategy(name: str, fn: StrategyFn) -> None:
@@ -40,6 +55,29 @@ def unregister_strategy(name: str) -> None:
     _registered.pop(name, None)
 
 
+def _log_warning(message: str) -> None:
+    import logging  # only when a plugin failed: importing logging costs ~10 ms
+
+    # unconfigured, logging's last-resort handler prints the message alone, as one line on stderr
+    logging.getLogger(__name__).warning("%s", message)
+
+
+_report: Callable[[str], None] = _log_warning
+
+
+def on_plugin_failure(report: Callable[[str], None] | None) -> Callable[[str], None]:
+    """Where the one-line warning for a plugin that failed to load goes (the CLI passes its ``warn``;
+    None: logging's warning again). Returns the reporter it replaces, to be put back."""
+    global _report
+    previous, _report = _report, report if report is not None else _log_warning
+    return previous
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else f"{text[:limit]}..."
+
+
 def _load_entry_points() -> None:
     global _entry_points_loaded
     if _entry_points_loaded:
@@ -51,9 +89,21 @@ def _load_entry_points() -> None:
         if point.name in _registered or point.name in BUILTIN:
             continue
         try:
-            _registered[point.name] = point.load()  # a plugin: trusted to be a StrategyFn
-        except Exception:  # a broken plugin must not stop the inspector
+            loaded = point.load()
+            if not callable(loaded):
+                raise TypeError(f"{type(loaded).__name__} object is not callable")
+        except (Exception, SystemExit) as exc:  # a broken plugin must not stop the inspector, nor hide
+            why = _one_line(f"entry point {point.name} = {point.value}: {type(exc).__name__}: {exc}")
+            _failed[point.name] = why
+            _report(f"strategy plugin {point.name!r} failed to load ({why}); it is not available")
             continue
+        _registered[point.name] = loaded  # a plugin: trusted to be a StrategyFn
+
+
+def plugin_failures() -> dict[str, str]:
+    """The installed strategy plugins that failed to load: name -> the entry point and the error."""
+    _load_entry_points()
+    return {name: why for name, why in _failed.items() if name not in _registered}
 
 
 def known_strategies() -> list[str]:
@@ -76,6 +126,8 @@ def lookup(name: str) -> StrategyFn:
     try:
         return _registered[name]
     except KeyError:
+        if name in _failed:
+            raise PluginLoadFailed(name, _failed[name]) from None
         raise UnknownStrategy(name) from None
 
 

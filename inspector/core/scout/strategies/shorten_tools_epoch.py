@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from inspector.core.policies import decision as d
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby.inspect import inspect, to_s
+from inspector.core.scout.settings import DEFAULTS as SETTING_DEFAULTS
+from inspector.core.scout.settings import EPOCH_KEYS
 from inspector.core.scout.shorten import SIZED, Shortener
 from inspector.core.scout.tool_facts import ruby_class
 
@@ -23,12 +25,8 @@ if TYPE_CHECKING:
     from inspector.core.scout.settings import Thresholds
 
 NAME = "shorten_tools_epoch"
-DEFAULTS = {
-    "epoch_tool_call_threshold": 50,
-    "epoch_full_tool_calls": 20,
-    "epoch_compacted_tool_calls": 80,
-    "epoch_size": 20,
-}
+# The four settings it reads, with their defaults: settings.DEFAULTS is the one source (scout-ai 50/20/80/20).
+DEFAULTS = {key: SETTING_DEFAULTS[key] for key in EPOCH_KEYS}
 OUTPUT_SIZE = 400  # DEFAULT_SHORT_STRING_LENGTH * 2
 ARGUMENT_SIZE = 200
 
@@ -51,10 +49,10 @@ _TOOL_ROLES = ("function_call", "function_call_output")
 
 @dataclass(frozen=True, slots=True)
 class EpochSettings:
-    threshold: int = 50
-    full: int = 20
-    compacted: int = 80
-    size: int = 20
+    threshold: int = DEFAULTS["epoch_tool_call_threshold"]
+    full: int = DEFAULTS["epoch_full_tool_calls"]
+    compacted: int = DEFAULTS["epoch_compacted_tool_calls"]
+    size: int = DEFAULTS["epoch_size"]
 
     @classmethod
     def of(cls, settings: Thresholds) -> EpochSettings:
@@ -154,10 +152,18 @@ def _sort_value(value: Any) -> Any:
     return value
 
 
+def arguments_or_empty(arguments: Any) -> Any:
+    """``arguments || {}``: only nil and false are falsy in Ruby, so 0, 0.0, "" and [] stay as they are.
+
+    (Not ``arguments in (None, False)``: Python's ``in`` compares with ``==``, and ``0 == False``.)
+    """
+    return {} if arguments is None or arguments is False else arguments
+
+
 def dedup_key(name: Any, arguments: Any) -> str:
-    """``name + "\\0" + JSON.generate(sorted arguments)``; the id is left out on purpose in S."""
+    """``name + "\\0" + JSON.generate(sorted arguments || {})``; the id is left out on purpose in S (and 2.x)."""
     try:
-        return f"{to_s(name)}\0{rubyjson.dumps(_sort_value(arguments if arguments not in (None, False) else {}))}"
+        return f"{to_s(name)}\0{rubyjson.dumps(_sort_value(arguments_or_empty(arguments)))}"
     except rubyjson.RubyJSONError:  # the Ruby method rescues (Infinity/NaN) and uses inspect
         return f"{to_s(name)}\0{inspect(arguments)}"
 

@@ -19,23 +19,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from inspector.core.ruby import json as rubyjson
+from inspector.core.scout.settings import DEFAULTS as SETTING_DEFAULTS
+from inspector.core.scout.settings import EPOCH_KEYS, INCREMENT_KEYS
 
 if TYPE_CHECKING:
     from inspector.core.scout.settings import Thresholds
 
 NAME = "shorten_tools_epoch_increment"
-DEFAULTS: dict[str, int | float] = {
-    "epoch_tool_call_threshold": 50,
-    "epoch_full_tool_calls": 20,
-    "epoch_compacted_tool_calls": 80,
-    "epoch_size": 20,
-    "epoch_increment_epochs_per_increase": 3,
-    "epoch_increment_size_increase": 10,
-    "epoch_increment_repeat_increase": 10,
-    "epoch_increment_max_size": 60,
-    "epoch_increment_compacted_growth_ratio": 2.0,
-    "epoch_increment_max_compacted_tool_calls": 160,
-}
+# The ten settings it reads, in IncrementSettings' field order, with their defaults: settings.DEFAULTS is
+# the one source (the epoch keys' 50/20/80/20, then 3/10/10/60/2.0/160).
+DEFAULTS: dict[str, int | float] = {key: SETTING_DEFAULTS[key] for key in EPOCH_KEYS + INCREMENT_KEYS}
 FLOAT_KEYS = ("epoch_increment_compacted_growth_ratio",)  # read with to_f
 OUTPUT_SIZE = 400
 ARGUMENT_SIZE = 200
@@ -73,16 +66,16 @@ def ruby_round(value: float) -> int:
 
 @dataclass(frozen=True, slots=True)
 class IncrementSettings:
-    threshold: int = 50
-    full: int = 20
-    compacted: int = 80
-    size: int = 20
-    epochs_per_increase: int = 3
-    size_increase: int = 10
-    repeat_increase: int = 10
-    max_size: int = 60
-    growth_ratio: float = 2.0
-    max_compacted: int = 160
+    threshold: int = SETTING_DEFAULTS["epoch_tool_call_threshold"]
+    full: int = SETTING_DEFAULTS["epoch_full_tool_calls"]
+    compacted: int = SETTING_DEFAULTS["epoch_compacted_tool_calls"]
+    size: int = SETTING_DEFAULTS["epoch_size"]
+    epochs_per_increase: int = SETTING_DEFAULTS["epoch_increment_epochs_per_increase"]
+    size_increase: int = SETTING_DEFAULTS["epoch_increment_size_increase"]
+    repeat_increase: int = SETTING_DEFAULTS["epoch_increment_repeat_increase"]
+    max_size: int = SETTING_DEFAULTS["epoch_increment_max_size"]
+    growth_ratio: float = SETTING_DEFAULTS["epoch_increment_compacted_growth_ratio"]
+    max_compacted: int = SETTING_DEFAULTS["epoch_increment_max_compacted_tool_calls"]
 
     @classmethod
     def from_values(cls, values: dict[str, Any]) -> IncrementSettings:

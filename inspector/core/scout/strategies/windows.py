@@ -255,7 +255,7 @@ def _dedup_key(name: Any, arguments: Any) -> object:
     """
     if _finite(arguments):
         try:
-            return (to_s(name), orjson.dumps(arguments if arguments not in (None, False) else {}, option=_SORTED))
+            return (to_s(name), orjson.dumps(epoch.arguments_or_empty(arguments), option=_SORTED))
         except (TypeError, orjson.JSONEncodeError):
             pass
     return epoch.dedup_key(name, arguments)

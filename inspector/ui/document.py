@@ -1,0 +1,124 @@
+"""The chat on screen as one frozen value, and the pure functions that plan it (run in workers).
+
+``Document`` is what the list, the header and every analysis show: the chat (whole or at a call)
+under the settings it was planned with. It is replaced whole, never patched, so a worker that was
+handed one plans exactly what was on screen when it started, and every answer (why, the strip, the
+sweep chart, A/B, the audit, an export) is about the plan the list shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from inspector.core.calls.history import ChatHistory
+from inspector.core.calls.timeline import CallSettings
+from inspector.core.inspection import Inspection
+from inspector.core.present.rows import RowModel, filter_rows, summary_totals
+from inspector.core.scout.prepare import Prompt
+from inspector.core.scout.settings import Thresholds
+from inspector.core.scout.totals import Totals
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the user asks the plan to be made under: the editor's values and the strategy list (None:
+    the chat's choice). The scout-ai version is part of the history's setup."""
+
+    thresholds: Thresholds
+    strategies: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RowFilter:
+    """Which rows the list shows (None: any)."""
+
+    tier: str | None = None
+    role: str | None = None
+    tool: str | None = None
+
+    def order(self, rows: RowModel, prompt: Prompt) -> list[int] | None:
+        return filter_rows(rows, prompt, self.tier, self.role, self.tool)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.tier or self.role or self.tool)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    history: ChatHistory
+    call: int | None  # the call on screen (None: the whole chat, what the next call would send)
+    inspection: Inspection  # the chat on screen under the settings planned
+    loaded: Thresholds  # what the chat on screen resolved to at load: what u returns to
+    rows: RowModel
+    prompt: Prompt
+    totals: Totals
+    order: list[int] | None  # the rows the filter shows (None: all)
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(self.inspection.thresholds, self.inspection.strategies)
+
+    @property
+    def thresholds(self) -> Thresholds:
+        return self.inspection.thresholds
+
+    @property
+    def strategies(self) -> str | None:
+        return self.inspection.strategies
+
+    @property
+    def edited(self) -> bool:
+        """Whether the thresholds differ from the loaded ones: then every call is planned under them; else
+        each call under its own chat's config lines, as scout-ai ran it."""
+        return self.thresholds.key() != self.loaded.key()
+
+    def call_settings(self) -> CallSettings:
+        """What the strip and why's timelines plan every call under: what stepping to a call plans it under."""
+        return CallSettings(self.thresholds if self.edited else None, self.strategies)
+
+
+def open_document(history: ChatHistory, settings: Settings | None, row_filter: RowFilter) -> Document:
+    """The whole chat of a history just read; ``settings``: keep these (a reload), else the loaded ones."""
+    whole = history.whole
+    return plan_call(history, None, settings or Settings(whole.thresholds, whole.strategies), row_filter, True)
+
+
+def plan_call(
+    history: ChatHistory, number: int | None, settings: Settings, row_filter: RowFilter, edited: bool
+) -> Document:
+    """The chat before call ``number`` (None: the whole chat), planned under ``settings`` when ``edited``,
+    else under the call's own thresholds (its chat's config lines), as scout-ai ran it."""
+    base = history.whole if number is None else history.at(number)
+    thresholds = settings.thresholds if edited else base.thresholds
+    inspection = base.with_setup(base.setup.with_strategies(settings.strategies), thresholds)
+    rows = history.rows_at(number, base)
+    prompt = inspection.prompt()
+    return Document(
+        history,
+        number,
+        inspection,
+        base.thresholds,
+        rows,
+        prompt,
+        summary_totals(rows, prompt),
+        row_filter.order(rows, prompt),
+    )
+
+
+def replan(doc: Document, settings: Settings, row_filter: RowFilter) -> Document:
+    """The same chat under other settings (one pass over the cached facts)."""
+    base = doc.inspection
+    inspection = base.with_setup(base.setup.with_strategies(settings.strategies), settings.thresholds)
+    prompt = inspection.prompt()  # a raising plugin goes to the worker's failure handler
+    return replace(
+        doc,
+        inspection=inspection,
+        prompt=prompt,
+        totals=summary_totals(doc.rows, prompt),
+        order=row_filter.order(doc.rows, prompt),
+    )
+
+
+def refiltered(doc: Document, row_filter: RowFilter) -> Document:
+    return replace(doc, order=row_filter.order(doc.rows, doc.prompt))
