@@ -7,9 +7,14 @@ import importlib
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
 from .output import EXIT_OK, EXIT_SCOUT, PROG, fail, note, warn
+
+if TYPE_CHECKING:
+    from inspector.core.model import Finding
+
+    from .output import AddCommon, Subcommands
 
 # each command module has add_parser(sub, common) and run(args, inspection); a command imports only
 # its own module (and what that needs), so `prepare` does not pay for the analyses' imports
@@ -17,8 +22,16 @@ INSPECTING = ("prepare", "explain", "why", "sweep", "diff")
 COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff", "calls")
 
 
-def command_module(name: str):
-    return importlib.import_module(f"{__package__}.{name}")
+class Command(Protocol):
+    """A command module: ``run`` takes the parsed arguments and what the command needs, returns the exit status."""
+
+    def add_parser(self, sub: Subcommands, common: AddCommon) -> None: ...
+
+    def run(self, args: argparse.Namespace, *rest: Any) -> int: ...
+
+
+def command_module(name: str) -> Command:
+    return cast(Command, importlib.import_module(f"{__package__}.{name}"))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,7 +88,7 @@ def _version_option(parser: argparse.ArgumentParser) -> None:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Every command's parser, or with ``only`` just that one (the others' modules stay unimported)."""
     parser = _Parser(prog=PROG, description="Show what a scout-ai agent really sends to its model.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = cast("Subcommands", parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser))
     for name in COMMANDS:
         if only is None or name == only:
             command_module(name).add_parser(sub, _common)
@@ -283,7 +296,7 @@ def _run_command(args: argparse.Namespace) -> int:
         return fail(str(exc))
 
 
-def _note_finding(args: argparse.Namespace, finding) -> None:
+def _note_finding(args: argparse.Namespace, finding: Finding) -> None:
     note(f"{args.chat}:{finding.line}: {finding.message}" if finding.line else f"{args.chat}: {finding.message}")
 
 

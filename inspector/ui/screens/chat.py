@@ -1170,7 +1170,8 @@ class ChatScreen(Screen[None]):
         if line.first is not None:
             for k, tier in enumerate(line.tiers):
                 tiers[line.first - 1 + k] = tier
-        cut = next((line.first + k for k, t in enumerate(line.tiers) if t == "truncated"), None)
+        first = line.first
+        cut = None if first is None else next((first + k for k, t in enumerate(line.tiers) if t == "truncated"), None)
         if line.first is None:
             note = "written after the last call"
         elif line.last_seen is None:
