@@ -97,10 +97,8 @@ async def test_pin_then_v_compares_the_two_plans(make_app):
         # the rows listed are the rows whose tier differs between the two plans
         doc = app.chat.document
         seed = doc.inspection.with_version("seed").prompt()
-        rows = [r for r in range(len(doc.rows)) if (i := doc.rows.message_index(r)) is not None]
-        differ = [
-            r for r in rows if seed.tier_of(doc.rows.message_index(r)) != doc.prompt.tier_of(doc.rows.message_index(r))
-        ]
+        indexed = [(r, doc.rows.message_index(r)) for r in range(len(doc.rows))]
+        differ = [r for r, i in indexed if i is not None and seed.tier_of(i) != doc.prompt.tier_of(i)]
         assert differ and all(f"#{r} " in text for r in differ[:5])
 
 
