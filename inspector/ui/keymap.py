@@ -67,7 +67,12 @@ APP_ACTIONS = (
     Action("i", "notes", "Notes", "loader findings and threshold warnings"),
     Action("r", "reload", "Reload", "reload the chat file, keeping position and thresholds"),
     Action("w", "why", "Why", "why is a text hidden? trace it, see the rule and the fixes (1-9 applies one)", True),
-    Action("b", "pin_compare", "A/B", "pin the current thresholds as A, then edit to compare; b again unpins"),
+    Action(
+        "b",
+        "pin_compare",
+        "A/B",
+        "pin the plan on screen as A (thresholds, strategies, version); change any to compare; b again unpins",
+    ),
     Action("c", "focus_compare", "A/B list", "move into the A/B list of changed rows (Enter jumps to one)"),
     Action("a", "audit", "Audit", "forgetting audit: likely damage, Enter jumps to the message", True),
     Action(
