@@ -215,7 +215,7 @@ def test_an_invalid_utf8_chat_reloads_each_cut(tmp_path):
 
 @pytest.mark.parametrize("seed", seeds(6, quick=2))
 def test_shared_rows_and_facts_at_a_call_equal_fresh_ones(tmp_path, seed):
-    from inspector.core.present.rows import RowModel
+    from inspector.core.present.rows import RowModel, rows_at
     from inspector.core.scout.tool_facts import ToolFacts
 
     path = tmp_path / "gen.chat"
@@ -223,7 +223,7 @@ def test_shared_rows_and_facts_at_a_call_equal_fresh_ones(tmp_path, seed):
     history = ChatHistory(path, Setup.of(env={}, config_files=[]))
     for number in range(1, len(history) + 1):
         inspection = history.at(number)
-        shared, fresh = history.rows_at(number, inspection), RowModel(inspection.chat, inspection.facts)
+        shared, fresh = rows_at(history, number, inspection), RowModel(inspection.chat, inspection.facts)
         assert shared.refs == fresh.refs and shared.numbers == fresh.numbers
         assert shared.consumed_chars() == fresh.consumed_chars()
         assert [shared.left(r) for r in range(len(shared))] == [fresh.left(r) for r in range(len(fresh))]
@@ -231,6 +231,7 @@ def test_shared_rows_and_facts_at_a_call_equal_fresh_ones(tmp_path, seed):
         assert (facts.tool_chars(), facts.nontool_chars()) == (again.tool_chars(), again.nontool_chars())
         assert (facts.order, facts.outs, facts.prefix) == (again.order, again.outs, again.prefix)
     assert history.prefix_counts
+    assert rows_at(history, None, history.whole) is rows_at(history, None, history.whole)  # cached per history
 
 
 @pytest.mark.parametrize("seed", seeds(12, quick=4))

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from hostile_helpers import CORPUS
 
+from inspector.core import files
 from inspector.core.errors import ScoutRaises
 from inspector.core.inspection import open_inspection
-from inspector.core.io import files
 from inspector.core.present.export import prepared_bytes
 from inspector.core.scout import named_files as scout_files
 from inspector.core.setup import Setup

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.timeline import CallSettings
 from inspector.core.inspection import Inspection
-from inspector.core.present.rows import RowModel, filter_rows, summary_totals
+from inspector.core.present.rows import RowModel, filter_rows, rows_at, summary_totals
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.totals import Totals
@@ -92,7 +92,7 @@ def plan_call(
     base = history.whole if number is None else history.at(number)
     thresholds = settings.thresholds if edited else base.thresholds
     inspection = base.with_setup(base.setup.with_strategies(settings.strategies), thresholds)
-    rows = history.rows_at(number, base)
+    rows = rows_at(history, number, base)
     prompt = inspection.prompt()
     return Document(
         history,

@@ -10,7 +10,8 @@ from inspector.core.inspection import open_inspection
 from inspector.core.io.presets import PresetsError, delete_preset, load_presets, save_preset
 from inspector.core.policies import decision as d
 from inspector.core.present.sanitize import display_lines, display_text, one_line
-from inspector.core.present.wording import describe, explain_markers, ordinal
+from inspector.core.present.wording import explain_markers
+from inspector.core.scout.decision_text import describe, ordinal
 from inspector.core.setup import Setup
 
 from .conftest import DEMO

@@ -22,7 +22,7 @@ from inspector.core.model import Finding
 from inspector.core.numbering import RowNumbers
 from inspector.core.policies import decision as d
 from inspector.core.policies.decision import ToolKind
-from inspector.core.present.wording import describe, describe_consumed
+from inspector.core.scout.decision_text import describe, describe_consumed
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.roles import tool_kind
 from inspector.core.scout.tool_facts import KIND_OF_CODE

@@ -10,34 +10,31 @@ cut. Stepping through calls of a large chat must be fast, so the work is shared 
   back), its tool facts are the whole chat's, re-based, so no tool JSON is parsed again;
 - thresholds are resolved again only when the cut chat's own config lines differ.
 
-Tests compare every shortcut with a real re-load of the cut file.
+Tests compare every shortcut with a real re-load of the cut file. This module holds the call index and
+the inspections at calls; ``cut`` makes the chat at a call, ``grow`` a history after an append.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import OrderedDict
 from copy import copy
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from inspector.core import files
+from inspector.core.calls.cut import cut_chat, is_plain, is_prefix, plain_count
 from inspector.core.calls.find import Call, CallIndex, index_calls
+from inspector.core.calls.grow import grow
 from inspector.core.errors import InputError
 from inspector.core.inspection import Inspection, inspect_chat
-from inspector.core.io.files import read_chat_bytes
 from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, scout_chat
-from inspector.core.model import Chat, Finding, Message
-from inspector.core.scout.parser import Marked, Parsed
-from inspector.core.scout.prepared import marked_messages, prepared_findings
-from inspector.core.scout.preprocess import WORKFLOW_ROLES, preprocess, previous_response_findings
+from inspector.core.model import Chat, Message
+from inspector.core.scout.parser import Marked
+from inspector.core.scout.prepared import marked_messages
 from inspector.core.scout.roles import unknown_role_findings
 from inspector.core.scout.settings import resolve
 from inspector.core.scout.strategies.shorten_tools import PrefixCounts, ShortenToolsPlan, prefix_counts
-from inspector.core.scout.tool_facts import ToolFacts
 from inspector.core.setup import ChatSource, Setup
-
-if TYPE_CHECKING:
-    from inspector.core.present.rows import RowModel
 
 KEEP = 16  # inspections at calls kept for stepping back and forth
 
@@ -80,7 +77,6 @@ class ChatHistory:
             new.whole = inspect_chat(old.chat, setup)
         new._cache = OrderedDict()
         new._counts_fast = None
-        new._rows = None
         new.prefix_counts = dict(self.prefix_counts)
         return new
 
@@ -101,15 +97,11 @@ class ChatHistory:
         self._unknown_roles: bool | None = None
         fresh = self.source if old is None else self.source[same:]
         if old is not None:
-            final = {k: i for k, i in old._final_index.items() if i < kept}
+            final = {k: i for k, i in old.final_index.items() if i < kept}
             final.update((id(m), i) for i, m in enumerate(chat.messages[kept:], kept))
             self._final = final
             self._plain = (
-                self.marked is not None
-                and old.plain
-                and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in fresh)
-                and not chat.options
-                and not chat.config
+                self.marked is not None and old.plain and is_plain(fresh) and not chat.options and not chat.config
             )
         self._cache: OrderedDict[int, Inspection] = OrderedDict()
         self._line_starts: list[int] | None = None
@@ -120,13 +112,12 @@ class ChatHistory:
         if old is not None:
             self._unknown_roles = old.unknown_roles or bool(unknown_role_findings(chat.messages[kept:], True))
         self.prefix_counts: dict[int, int] = {}  # calls whose chat is the whole chat's first messages
-        self._rows: RowModel | None = None  # the whole chat's RowModel, once asked for
         self._counts_fast: bool | None = None  # call_counts may read the whole chat's facts (known once asked)
         self.reloads = 0  # cut chats loaded from their bytes (no shortcut applied); tests read it
         self._prepared_marks: list[int] | None = None  # the whole chat's messages with cut markers, once asked for
 
     @property
-    def _final_index(self) -> dict[int, int]:
+    def final_index(self) -> dict[int, int]:
         """Each prompt message's index in the whole chat, by message object."""
         if self._final is None:
             self._final = {id(m): i for i, m in enumerate(self.whole.chat.messages)}
@@ -134,16 +125,11 @@ class ChatHistory:
 
     @property
     def plain(self) -> bool:
-        """A scout chat whose pre-processing takes messages one by one (see NOT_PLAIN): a cut chat's
+        """A scout chat whose pre-processing takes messages one by one (see cut.NOT_PLAIN): a cut chat's
         prompt messages are the whole chat's first ones."""
         if self._plain is None:
             chat = self.whole.chat
-            self._plain = (
-                self.marked is not None
-                and not any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in self.source)
-                and not chat.options
-                and not chat.config
-            )
+            self._plain = self.marked is not None and is_plain(self.source) and not chat.options and not chat.config
         return self._plain
 
     @property
@@ -161,79 +147,19 @@ class ChatHistory:
     def grown(self, appended: bytes) -> ChatHistory | None:
         """This chat after ``appended`` was appended to its file, re-reading only the new part: the parse
         resumes at the last response header, tool facts are extended. None when that is not exact (not a
-        scout chat, an XML tag now closes, invalid UTF-8): load the file again."""
-        if self.marked is None or not self._parts:
-            return None
-        try:
-            added = appended.decode("utf-8")  # the old bytes were valid UTF-8 as a whole
-        except UnicodeDecodeError:
-            return None
-        marked = self.marked.extend(added)
-        if marked is None:
+        scout chat, an XML tag now closes, invalid UTF-8): load the file again. See ``calls.grow``."""
+        growth = grow(self, appended)
+        if growth is None:
             return None
         new = ChatHistory.__new__(ChatHistory)
         new.chat_source, new.setup = self.chat_source, self.setup
         # the file's bytes as the pieces read: joining 70 MB on every append costs more than the parse
-        new.marked, new._parts = marked, [*self._parts, appended]
-        grown = self._grown_plain(marked) if self.plain else None
-        if grown is None:
-            chat = scout_chat.load_parsed(marked.parsed, self.path)
-            chat.format = scout_chat.NAME
-            chat.findings.extend(unknown_role_findings(chat.messages, True))
-            prefix = _is_prefix(self.whole.chat.messages, chat.messages)
+        new.marked, new._parts = growth.marked, [*self._parts, appended]
+        if growth.kept is None:
+            new._setup(growth.whole)
         else:
-            chat, kept, same = grown
-            old_messages = self.whole.chat.messages
-            prefix = _is_prefix(old_messages[kept:], chat.messages[kept:])  # the first `kept` are the same objects
-        old = self.whole
-        facts = None
-        if old.facts is not None and prefix:
-            facts = old.facts.extended_facts(chat.messages)
-        if chat.config == old.chat.config:
-            whole = Inspection(chat, old.thresholds, self.setup, facts=facts, config_strategies=old.config_strategies)
-        else:
-            whole = inspect_chat(chat, self.setup, facts=facts)
-        if grown is not None:
-            new._setup(whole, self, kept, same)
-        else:
-            new._setup(whole)
+            new._setup(growth.whole, self, growth.kept, growth.same)
         return new
-
-    def _grown_plain(self, marked: Marked) -> tuple[Chat, int, int] | None:
-        """A plain chat's pre-processing after an append: only the new messages are pre-processed (each
-        message is kept or dropped on its own), the rest is the old chat's (None: not plain any more)."""
-        old_source, source = self.source, marked.parsed.messages
-        same = 0
-        for a, b in zip(old_source, source):
-            if a is not b:
-                break
-            same += 1
-        tail = source[same:]
-        if same == 0 or any(isinstance(r := m.fields.get("role"), str) and r in NOT_PLAIN for m in tail):
-            return None
-        old = self.whole.chat
-        kept = next((self._final_index[id(m)] for m in old_source[same:] if id(m) in self._final_index), len(old))
-        part = Chat(list(tail), path=self.path, format=scout_chat.NAME)
-        preprocess(part)
-        if part.options or part.config or part.strategies is not None:
-            return None
-        redone = {id(m) for m in old_source[same:]}  # read again: their consumed records are replaced
-        consumed = list(old.consumed)
-        while consumed and id(consumed[-1].message) in redone:
-            consumed.pop()  # sorted by place in the file, so they are the last ones
-        for record in part.consumed:
-            record.before += kept
-            consumed.append(record)
-        messages = old.messages[:kept] + part.messages
-        chat = Chat(messages, path=self.path, format=scout_chat.NAME, findings=list(marked.parsed.findings))
-        chat.consumed = consumed
-        last = next((m for m in reversed(source) if m.fields.get("role") == "previous_response_id"), None)
-        if last is not None:  # the finding names the last one
-            chat.findings.extend(previous_response_findings([last], self.path))
-        if self.unknown_roles or unknown_role_findings(part.messages, True):
-            chat.findings.extend(unknown_role_findings(messages, True))
-        chat.findings.extend(prepared_findings(chat))
-        return chat, kept, same
 
     def __repr__(self) -> str:
         return f"ChatHistory({self.path!r}, {len(self.calls)} calls)"
@@ -270,7 +196,7 @@ class ChatHistory:
         if not self._parts and self.input_format in (None, "json") and _large_json(self.path):
             return load_chat(self.path, self.input_format)  # a large JSON array is parsed from a memory map
         if not self._parts:
-            self._parts = [read_chat_bytes(self.path)]
+            self._parts = [files.read_chat_bytes(self.path)]
         data = self._parts[0]
         if self.input_format is not None and self.input_format not in FORMATS:
             return load_data(data, self.path, self.input_format)  # its error message
@@ -310,11 +236,11 @@ class ChatHistory:
 
     def response_index(self, number: int) -> int | None:
         """Where the response of call ``number`` is in the whole chat as loaded (None: pre-processing removed it)."""
-        return self._final_index.get(id(self.source[self.call(number).start]))
+        return self.final_index.get(id(self.source[self.call(number).start]))
 
     def response_indices(self, number: int) -> list[int]:
         call = self.call(number)
-        found = (self._final_index.get(id(m)) for m in self.source[call.start : call.end])
+        found = (self.final_index.get(id(m)) for m in self.source[call.start : call.end])
         return [i for i in found if i is not None]
 
     def call_of(self, message: Message) -> int | None:
@@ -340,7 +266,7 @@ class ChatHistory:
     def cut_bytes(self, number: int) -> bytes:
         """The chat file as it stood before call ``number`` (scout chats; JSON formats cut the list instead)."""
         if not self._parts:
-            self._parts = [read_chat_bytes(self.path)]
+            self._parts = [files.read_chat_bytes(self.path)]
         line = self.call(number).line
         if line is None:
             raise ValueError("only a chat with source lines can be cut as a file")
@@ -358,24 +284,6 @@ class ChatHistory:
         data = self.data
         return data if data is not None else b""
 
-    def _plain_count(self, call: Call, parsed: Parsed) -> int | None:
-        """How many of the whole chat's first messages the plain chat cut before ``call`` holds (None: not
-        a prefix, pre-process the cut file)."""
-        start = call.start
-        if len(parsed.messages) != start:
-            return None  # the cut parse ends differently (an empty message the whole file does not have)
-        last = parsed.messages[-1] if start else None
-        if last is not None and last is not self.source[start - 1] and last.fields != self.source[start - 1].fields:
-            return None
-        return self.response_index(call.number)
-
-    def _plain_cut(self, call: Call, parsed: Parsed) -> Chat | None:
-        count = self._plain_count(call, parsed)
-        if count is None:
-            return None
-        self.prefix_counts[call.number] = count
-        return _plain_cut_chat(self, parsed, call.start, count)
-
     def call_counts(self, number: int) -> PrefixCounts:
         """Tier counts, messages and characters sent at call ``number``: ``at(number).prompt()`` in numbers.
 
@@ -390,10 +298,10 @@ class ChatHistory:
         if self._counts_fast:
             count = None
             if self.whole.chat.format != scout_chat.NAME or call.line is None:
-                count = call.start  # the message list cut (_cut_list): its first messages, the same config
+                count = call.start  # the message list cut (cut_list): its first messages, the same config
             elif self.plain and self.marked is not None:
                 parsed = self.marked.cut(call.line)
-                count = self._plain_count(call, parsed) if parsed is not None else None
+                count = plain_count(self, call, parsed) if parsed is not None else None
             if count is not None:
                 facts = self.whole.facts
                 assert facts is not None
@@ -401,25 +309,6 @@ class ChatHistory:
         prompt = self.at(number).prompt()
         totals = prompt.totals()
         return PrefixCounts(prompt.tier_counts(), totals.visible_messages, totals.chars_after, prompt.error)
-
-    def rows_at(self, number: int | None, inspection: Inspection) -> RowModel:
-        """The RowModel of the chat at call ``number`` (None: the whole chat), shared with the whole chat's
-        rows when the cut chat is its prefix."""
-        from inspector.core.present.rows import RowModel
-
-        whole = self._rows
-        if whole is None:
-            whole = self._rows = RowModel(self.whole.chat, self._facts(self.whole))
-        if number is None or inspection is self.whole:
-            return whole
-        if number in self.prefix_counts:
-            return whole.prefix(inspection.chat, self._facts(inspection))
-        return RowModel(inspection.chat, self._facts(inspection))
-
-    @staticmethod
-    def _facts(inspection: Inspection) -> ToolFacts:
-        facts = inspection.facts
-        return facts if facts is not None else ToolFacts(inspection.chat.messages)
 
     def at(self, number: int) -> Inspection:
         """The inspection of the chat as it stood just before call ``number``."""
@@ -435,10 +324,10 @@ class ChatHistory:
 
     def _build(self, number: int) -> Inspection:
         call = self.call(number)
-        chat = self._cut_chat(call)
+        chat = cut_chat(self, call)
         whole = self.whole
         facts = None
-        if number in self.prefix_counts or _is_prefix(chat.messages, whole.chat.messages):
+        if number in self.prefix_counts or is_prefix(chat.messages, whole.chat.messages):
             facts = whole.facts.prefix_facts(chat.messages)
             facts.position  # noqa: B018 - built here, in the caller's thread, not by the first paint of the rows
         thresholds = whole.thresholds
@@ -453,103 +342,8 @@ class ChatHistory:
             )
         return Inspection(chat, thresholds, self.setup, facts=facts, config_strategies=whole.config_strategies)
 
-    def _cut_chat(self, call: Call) -> Chat:
-        whole = self.whole.chat
-        if whole.format != scout_chat.NAME or call.line is None:
-            return _cut_list(whole, call.start)
-        if self.marked is not None and call.line is not None:
-            parsed = self.marked.cut(call.line)
-            if parsed is not None and self.plain:
-                chat = self._plain_cut(call, parsed)
-                if chat is not None:
-                    return chat
-            if parsed is not None:
-                chat = scout_chat.load_parsed(parsed, self.path)
-                chat.format = scout_chat.NAME
-                chat.findings.extend(unknown_role_findings(chat.messages, True))
-                return chat
-        self.reloads += 1
-        return load_data(self.cut_bytes(call.number), self.path, self.input_format or scout_chat.NAME)
-
-
-# Roles whose pre-processing depends on other messages (or reads files): a chat with any of them has
-# each cut chat pre-processed again. Without them pre-processing only drops meta, previous_response_id
-# and empty messages, one by one, so a cut chat's prompt messages are the whole chat's first ones.
-NOT_PLAIN = frozenset(
-    {
-        "import",
-        "continue",
-        "last",
-        "clear",
-        "clear_tools",
-        "clear_role",
-        "clean_role",
-        "config",
-        "file",
-        "directory",
-        "pdf",
-        "image",
-        "allow_path",
-        "allow_read_path",
-        "endpoint",
-        "model",
-        "backend",
-        "agent",
-        "persist",
-        "format",
-        "option",
-        "sticky_option",
-        *WORKFLOW_ROLES,
-    }
-)
-
-
-def _plain_cut_chat(history: ChatHistory, parsed: Parsed, start: int, count: int) -> Chat:
-    """The cut chat of a plain scout chat, from the whole chat's lists (``count`` prompt messages)."""
-    whole, source = history.whole.chat, history.source
-    messages = whole.messages[:count]
-    # consumed items are sorted by their place in the file, so those before the response come first
-    consumed = whole.consumed[: bisect_right(history.consumed_befores, count)]
-    chat = Chat(messages, path=whole.path, format=whole.format, findings=list(parsed.findings), consumed=consumed)
-    ids = history.response_ids[: bisect_left(history.response_ids, start)]
-    chat.findings.extend(previous_response_findings([source[i] for i in ids], whole.path))
-    if history.unknown_roles:
-        chat.findings.extend(unknown_role_findings(messages, True))
-    chat.findings.extend(prepared_findings(chat, history.marked_before(count)))
-    return chat
-
-
-def _cut_list(whole: Chat, count: int) -> Chat:
-    """A JSON-like chat cut to its first ``count`` messages."""
-    findings = [f for f in whole.findings if _before(f, count)]
-    consumed = [c for c in whole.consumed if c.before < count]
-    chat = Chat(
-        whole.messages[:count],
-        path=whole.path,
-        format=whole.format,
-        findings=findings,
-        consumed=consumed,
-        config=dict(whole.config),
-        strategies=whole.strategies,
-        strategies_line=whole.strategies_line,
-        options=dict(whole.options),
-        locator=whole.locator,
-    )
-    return chat
-
-
-def _before(finding: Finding, count: int) -> bool:
-    return not finding.indices or max(finding.indices) < count
-
-
-def _is_prefix(messages: list[Message], whole: list[Message]) -> bool:
-    if len(messages) > len(whole):
-        return False
-    return all(a is b or a.fields == b.fields for a, b in zip(messages, whole))
-
 
 def _large_json(path: str) -> bool:
-    from inspector.core.io import files
     from inspector.core.io.formats import MAP_FROM
 
     found = files.head_of(path, files.CHAT_LIMIT)  # a FIFO or a device is never opened for a blocking read

@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.core.analysis.trace import Occurrence, trace
 from inspector.core.analysis.visibility import survives
@@ -111,22 +112,41 @@ def message_tiers(
     loop pauses now and then for the app's keys, and stops when ``cancelled()`` says so (the line is
     then incomplete: the caller drops it).
     """
+    return _message_walk(history, index, cancelled, settings, None)[0]
+
+
+def _message_walk(
+    history: ChatHistory,
+    index: int,
+    cancelled: Callable[[], bool] | None,
+    settings: CallSettings | None,
+    cut: dict[int, Any] | None,
+) -> tuple[Timeline, ToolFacts | None]:
+    """``message_tiers``; with ``cut`` a dict, the text sent at each call that truncated the message is put
+    in it (by call number) where the plans differ call by call; the facts returned (not None) give the one
+    shortened text of the other calls (plain shorten_tools: the same at every call)."""
     first = history.first_call_after(index)
     line = Timeline(index, first)
     if first is None:
-        return line
+        return line, None
     settings = settings or CallSettings()
-    fast = _fast_walker(history, settings)
+    walker = _fast_walker(history, settings)
+    fast, facts = walker if walker is not None else (None, None)
     for number in range(first, len(history) + 1):
         if not number & 255:
             pause_if_due()
             if cancelled is not None and cancelled():
-                return line
-        tier, raises = fast(number, index) if fast is not None else _tier_slow(history, number, index, settings)
+                return line, facts
+        if fast is not None:
+            tier, raises = fast(number, index)
+        else:
+            tier, raises, shown = _decide_slow(history, number, index, settings)
+            if cut is not None and tier == d.TRUNCATED:
+                cut[number] = shown
         line.tiers.append(tier)
         # a call at which scout-ai raises sends nothing at all, whatever the message's own tier (as `why` says)
         line.visible.append(tier in (d.FULL, d.TRUNCATED) and not raises)
-    return line
+    return line, facts
 
 
 def text_timelines(
@@ -145,20 +165,33 @@ def text_timelines(
 
 
 def occurrence_timeline(history: ChatHistory, occurrence: Occurrence, settings: CallSettings | None = None) -> Timeline:
-    """Per call, whether the model was sent this occurrence (a truncated message may have lost it)."""
+    """Per call, whether the model was sent this occurrence (a truncated message may have lost it).
+
+    Each truncated call is tested against the text that call really sent: under plain shorten_tools that
+    is one shortened text at every call, but the epoch strategies cut differently (a content that is not a
+    string, a window's own size), so there each call's own plan is read.
+    """
     whole = history.whole
     index = occurrence.message
     if index is None:  # consumed before the strategies: no call was ever sent it
         return Timeline(-1, None)
-    line = message_tiers(history, index, settings=settings)
+    sent_cut: dict[int, Any] = {}
+    line, facts = _message_walk(history, index, None, settings, sent_cut)
     content = whole.chat.messages[index].fields.get("content")
-    cut_keeps: bool | None = None
+    tested: dict[str, bool] = {}  # the same cut text keeps the occurrence or not at every call
     for k, tier in enumerate(line.tiers):
-        if tier != d.TRUNCATED:
+        if tier != d.TRUNCATED or not line.visible[k]:
             continue
-        if cut_keeps is None:  # the shortened text is the same at every call: test it once
-            cut_keeps = survives(occurrence.spot, content, _shortened(whole.facts, index))
-        line.visible[k] = cut_keeps
+        assert line.first is not None
+        number = line.first + k
+        shown = sent_cut[number] if number in sent_cut else _shortened(facts, index)
+        if not isinstance(shown, str):
+            line.visible[k] = survives(occurrence.spot, content, shown)
+            continue
+        keeps = tested.get(shown)
+        if keeps is None:
+            keeps = tested[shown] = survives(occurrence.spot, content, shown)
+        line.visible[k] = keeps
     return line
 
 
@@ -185,22 +218,26 @@ def decision_at(history: ChatHistory, number: int, index: int) -> d.Decision | N
     return None if at is None else history.at(number).prompt().decision(at)
 
 
-def _tier_slow(history: ChatHistory, number: int, index: int, settings: CallSettings) -> tuple[str, bool]:
-    """The message's tier at the call, and whether scout-ai raises there (then nothing is sent)."""
+def _decide_slow(history: ChatHistory, number: int, index: int, settings: CallSettings) -> tuple[str, bool, Any]:
+    """The message's tier at the call, whether scout-ai raises there (then nothing is sent), and the content
+    the call sends for it."""
     at = index_at(history, number, index)
     if at is None:
-        return d.CONSUMED, False
+        return d.CONSUMED, False, None
     prompt = history.at(number).prompt(settings.thresholds, settings.strategies)
-    return prompt.tier_of(at), prompt.error is not None
+    raises = prompt.error is not None
+    return prompt.tier_of(at), raises, None if raises else prompt.visible_content(at)
 
 
 def _same(a: Message, b: Message) -> bool:
     return a.line == b.line and a.source == b.source and a.line is not None and a.fields == b.fields
 
 
-def _fast_walker(history: ChatHistory, settings: CallSettings) -> Callable[[int, int], tuple[str, bool]] | None:
+def _fast_walker(
+    history: ChatHistory, settings: CallSettings
+) -> tuple[Callable[[int, int], tuple[str, bool]], ToolFacts] | None:
     """A function (call, index) -> (tier, scout-ai raises at the call) when every cut chat is a prefix under
-    the same plain shorten_tools."""
+    the same plain shorten_tools, and the tool facts it reads."""
     whole = history.whole
     spec = settings.strategies if settings.strategies is not None else whole.strategy_spec
     version = whole.version_for(spec)
@@ -214,13 +251,14 @@ def _fast_walker(history: ChatHistory, settings: CallSettings) -> Callable[[int,
     def tier(number: int, index: int) -> tuple[str, bool]:
         count = history.response_index(number)
         if count is None:
-            return _tier_slow(history, number, index, settings)
+            found, raises, _ = _decide_slow(history, number, index, settings)
+            return found, raises
         found = tier_in_prefix(facts, count, index, values)
         if found not in (d.FULL, d.TRUNCATED):
             return found, False  # not sent either way
         return found, prefix_raises(facts, count, values)
 
-    return tier
+    return tier, facts
 
 
 def prefix_raises(facts: ToolFacts, count: int, thresholds: tuple[int, int, int, int, int]) -> bool:

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from inspector.core.files import PRESETS_LIMIT, Refused, read_regular
 from inspector.core.io.atomic import write_atomic
-from inspector.core.io.files import PRESETS_LIMIT, Refused, read_regular
 from inspector.core.scout.settings import FLOAT_KEYS, KEYS, SETTING_KEYS
 from inspector.core.scout.versions import VERSIONS
 

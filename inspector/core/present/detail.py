@@ -12,8 +12,9 @@ from typing import Any
 from inspector.core.policies import decision as d
 from inspector.core.present.rows import RowModel, content_text
 from inspector.core.present.sanitize import display_text
-from inspector.core.present.wording import describe, describe_consumed, explain_markers
+from inspector.core.present.wording import explain_markers
 from inspector.core.ruby.json import RubyJSONError, parse
+from inspector.core.scout.decision_text import describe, describe_consumed
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 from itertools import accumulate
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from inspector.core.model import Chat, Consumed, Message
 from inspector.core.numbering import RowNumbers
@@ -19,6 +20,10 @@ from inspector.core.ruby.json import RubyJSONError, parse
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, chars_of
 from inspector.core.scout.totals import Totals
+
+if TYPE_CHECKING:
+    from inspector.core.calls.history import ChatHistory
+    from inspector.core.inspection import Inspection
 
 ROLE_LABELS = {"function_call": "call", "function_call_output": "output"}
 PREVIEW_LIMIT = 400  # characters looked at per preview: a row never costs more than this
@@ -203,6 +208,28 @@ class RowModel:
         for row in range(len(self.refs)):
             seen.setdefault(self.role(row), None)
         return list(seen)
+
+
+# each history's whole-chat rows, built when first asked for (a history read again is a new key)
+_WHOLE_ROWS: WeakKeyDictionary[ChatHistory, RowModel] = WeakKeyDictionary()
+
+
+def rows_at(history: ChatHistory, number: int | None, inspection: Inspection) -> RowModel:
+    """The RowModel of the chat at call ``number`` of ``history`` (None: the whole chat), shared with the
+    whole chat's rows when the cut chat is its prefix."""
+    whole = _WHOLE_ROWS.get(history)
+    if whole is None:
+        whole = _WHOLE_ROWS[history] = RowModel(history.whole.chat, _facts(history.whole))
+    if number is None or inspection is history.whole:
+        return whole
+    if number in history.prefix_counts:
+        return whole.prefix(inspection.chat, _facts(inspection))
+    return RowModel(inspection.chat, _facts(inspection))
+
+
+def _facts(inspection: Inspection) -> ToolFacts:
+    facts = inspection.facts
+    return facts if facts is not None else ToolFacts(inspection.chat.messages)
 
 
 def summary_totals(rows: RowModel, prompt: Prompt) -> Totals:

@@ -6,7 +6,7 @@ from inspector.core.analysis.trace import Occurrence
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.timeline import Timeline, decision_at
 from inspector.core.policies import decision as d
-from inspector.core.present.wording import describe
+from inspector.core.scout.decision_text import describe
 
 
 def after_last_seen(history: ChatHistory, line: Timeline) -> dict[str, object] | None:

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.core.io import files
+from inspector.core import files
 from inspector.core.model import Message
 from inspector.core.ruby.text import fixutf8, repair_note
 

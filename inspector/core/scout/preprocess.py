@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.core.errors import InputError, ScoutRaises
-from inspector.core.io.files import DIRECTORY_LIMIT, Refused, size_text
+from inspector.core.files import DIRECTORY_LIMIT, Refused, size_text
 from inspector.core.model import Chat, Consumed, Finding, Message
 from inspector.core.scout.named_files import (
     MAX_DIRECTORY_FILES,

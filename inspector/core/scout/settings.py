@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.core.errors import UsageError
-from inspector.core.io.files import CONFIG_LIMIT, Refused, read_regular
+from inspector.core.files import CONFIG_LIMIT, Refused, read_regular
 
 KEYS = ("full_tool_calls", "full_tool_outputs", "max_tool_calls", "max_tool_outputs", "max_tool_chars")
 # Every setting's default as scout-ai has it: the one source. The strategy modules derive theirs from it

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from inspector.core import files
 from inspector.core.errors import InputError
-from inspector.core.io import files
-from inspector.core.io.files import read_chat_bytes as read_bytes
+from inspector.core.files import read_chat_bytes as read_bytes
 from inspector.core.io.formats import anthropic, json_array, jsonl, openai_chat, openai_responses, scout_chat
 from inspector.core.io.formats.jsondoc import shape
 from inspector.core.model import Chat, Finding

@@ -9,8 +9,8 @@ from typing import Any
 
 import msgspec
 
+from inspector.core import files
 from inspector.core.errors import InputError
-from inspector.core.io import files
 from inspector.core.model import Chat, Message
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby import json_bytes

@@ -180,7 +180,7 @@ def head_of(path: str | Path, limit: int, size: int = SNIFF) -> tuple[bytes, int
 
 
 def read_chat_bytes(path: str | Path) -> bytes:
-    """The file's bytes, refusing what cannot be a text chat file (see ``inspector.core.io.files``)."""
+    """The file's bytes, refusing what cannot be a text chat file (see ``inspector.core.files``)."""
     shown = str(path)
     try:
         data = read_regular(path, CHAT_LIMIT, "chat")
@@ -192,7 +192,7 @@ def read_chat_bytes(path: str | Path) -> bytes:
 
 
 def _refusal(exc: Refused) -> str:
-    """The words for a chat file that is not read (kept as they were before the checks moved to io.files)."""
+    """The words for a chat file that is not read (kept as they were before the checks moved to core.files)."""
     if exc.errno == 21:
         return "is a directory, not a chat file"
     if exc.reason.startswith("binary"):
