@@ -94,7 +94,9 @@ class EpochResult:
     dropped: int = 0
 
 
-class _Raise(Exception):
+class Raised(Exception):
+    """What scout-ai would raise shortening one message (the epoch walk and windows.WindowFacts catch it)."""
+
     def __init__(self, position: int, exception: str, why: str, data: Any = None):
         super().__init__(why)
         name = data.get("name") if type(data) is dict else None
@@ -102,19 +104,19 @@ class _Raise(Exception):
         self.error = EpochError(position, exception, why, name, ident)
 
 
-_UNPARSED = object()
+UNPARSED = object()  # a tool message whose JSON did not parse (`JSON.parse(json) rescue nil`)
 
 
 def _parse(content: Any) -> Any:
     """``JSON.parse json rescue nil``: anything that fails, or parses to nil/false, is kept as is."""
     if type(content) is not str:
-        return _UNPARSED  # TypeError (not a String), rescued
+        return UNPARSED  # TypeError (not a String), rescued
     try:
         value = rubyjson.parse(content)
     except rubyjson.RubyJSONError:
-        return _UNPARSED
+        return UNPARSED
     if value is None or value is False or rubyjson.too_deep(content, value):
-        return _UNPARSED
+        return UNPARSED
     return value
 
 
@@ -126,17 +128,17 @@ def _index(value: Any, key: str, position: int) -> Any:
     if kind is str:
         return key if key in value else None  # String#[](str): the substring or nil
     if kind is int or kind is list:
-        raise _Raise(position, "TypeError", "no implicit conversion of String into Integer")
-    raise _Raise(position, "NoMethodError", f"undefined method `[]' for {ruby_class(value)}")
+        raise Raised(position, "TypeError", "no implicit conversion of String into Integer")
+    raise Raised(position, "NoMethodError", f"undefined method `[]' for {ruby_class(value)}")
 
 
-def _hash_key(value: Any) -> Any:
+def hash_key(value: Any) -> Any:
     """A Python key equal where Ruby's Hash keys are ``eql?`` (1 and 1.0 differ; 0.0 and -0.0 do not)."""
     kind = type(value)
     if kind is dict:
-        return ("h", frozenset((k, _hash_key(v)) for k, v in value.items()))
+        return ("h", frozenset((k, hash_key(v)) for k, v in value.items()))
     if kind is list:
-        return ("a", tuple(_hash_key(v) for v in value))
+        return ("a", tuple(hash_key(v) for v in value))
     if kind is float:
         return ("f", value + 0.0)
     return (kind.__name__, value)
@@ -181,25 +183,25 @@ def protected_positions(items: list[dict[str, Any]], total: int) -> set[int]:
         if content is None or content is False:
             continue
         data = _parse(content)
-        if data is _UNPARSED:
+        if data is UNPARSED:
             continue
         if role == "function_call":
             name = _index(data, "name", position)
             arguments = _index(data, "arguments", position)
             ident = _index(data, "id", position)
-            pending[_hash_key(ident)] = dedup_key(name, arguments)
+            pending[hash_key(ident)] = dedup_key(name, arguments)
         else:
             forward += 1  # counts parseable outputs only: malformed ones make positions drift, as in S
-            key = pending.pop(_hash_key(_index(data, "id", position)), None)
+            key = pending.pop(hash_key(_index(data, "id", position)), None)
             if key is not None:
                 positions.setdefault(key, []).append(forward)
     return {total - max(found) + 1 for found in positions.values() if len(found) > 1}
 
 
-def _values_at_error(data: Any, position: int) -> _Raise:
+def _values_at_error(data: Any, position: int) -> Raised:
     if type(data) is list:
-        return _Raise(position, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
-    return _Raise(
+        return Raised(position, "TypeError", "no implicit conversion of String into Integer (content JSON is an Array)")
+    return Raised(
         position,
         "NoMethodError",
         f"undefined method `values_at' for {ruby_class(data)} (content JSON is not an object)",
@@ -219,7 +221,7 @@ def run(
     outcomes = [Outcome(d.UNDECIDED, d.NOT_REACHED)] * size
     try:
         return _run(items, settings, outcomes, shortener)
-    except _Raise as exc:
+    except Raised as exc:
         error = exc.error
         outcomes[error.position] = Outcome(d.ERROR, d.SCOUT_ERROR)
         return EpochResult([], [], outcomes, error)
@@ -229,7 +231,7 @@ def _run(items: Any, settings: Any, outcomes: Any, shortener: Shortener) -> Epoc
     for position, message in enumerate(items):
         role = message.get("role")
         if type(role) is not str:  # `m[:role].to_sym` in the count
-            raise _Raise(
+            raise Raised(
                 position,
                 "NoMethodError",
                 f"undefined method `to_sym' for {ruby_class(role)} (the message has no usable role)",
@@ -262,7 +264,7 @@ def _run(items: Any, settings: Any, outcomes: Any, shortener: Shortener) -> Epoc
             outcomes[position] = Outcome(d.FULL, d.NO_CONTENT)
             continue
         data = _parse(content)
-        if data is _UNPARSED:
+        if data is UNPARSED:
             kept.append((position, message))
             outcomes[position] = Outcome(d.FULL, d.EPOCH_UNPARSED)
             continue
@@ -279,7 +281,7 @@ def _run(items: Any, settings: Any, outcomes: Any, shortener: Shortener) -> Epoc
             outcomes[position] = Outcome(d.FULL, d.EPOCH_PROTECTED, counted)
         elif counted <= truncate_to:
             new_json = (
-                _compact_output(data, position, shortener) if output else _compact_call(data, position, shortener)
+                compact_output(data, position, shortener) if output else compact_call(data, position, shortener)
             )
             if new_json is None:
                 kept.append((position, message))
@@ -303,7 +305,7 @@ def _run(items: Any, settings: Any, outcomes: Any, shortener: Shortener) -> Epoc
     return EpochResult(out_messages, origins, outcomes, None, truncated, dropped)
 
 
-def _compact_output(data: dict[str, Any], position: int, shortener: Shortener) -> str | None:
+def compact_output(data: dict[str, Any], position: int, shortener: Shortener) -> str | None:
     content = data.get("content")
     new = shortener(to_s(content), OUTPUT_SIZE)
     if type(content) is str and new == content:
@@ -312,7 +314,7 @@ def _compact_output(data: dict[str, Any], position: int, shortener: Shortener) -
     return _to_json(data, position)
 
 
-def _compact_call(data: dict[str, Any], position: int, shortener: Shortener) -> str | None:
+def compact_call(data: dict[str, Any], position: int, shortener: Shortener) -> str | None:
     arguments = data.get("arguments")
     if arguments is None or arguments is False:
         return None
@@ -328,8 +330,8 @@ def _compact_call(data: dict[str, Any], position: int, shortener: Shortener) -> 
     if kind is list:
         if not any(v is not None and v is not False for v in arguments):
             return None  # `[].any?` is false: kept
-        raise _Raise(position, "NoMethodError", "undefined method `values' for Array (arguments is an Array)", data)
-    raise _Raise(
+        raise Raised(position, "NoMethodError", "undefined method `values' for Array (arguments is an Array)", data)
+    raise Raised(
         position,
         "NoMethodError",
         f"undefined method `any?' for {ruby_class(arguments)} (arguments is not a Hash)",
@@ -341,7 +343,7 @@ def _to_json(data: dict[str, Any], position: int) -> str:
     try:
         return rubyjson.dumps(data)
     except rubyjson.RubyJSONError as exc:
-        raise _Raise(position, exc.exception, str(exc), data) from None
+        raise Raised(position, exc.exception, str(exc), data) from None
 
 
 def shorten_tools_epoch(messages: list[dict[str, Any]], settings: EpochSettings | None = None) -> list[dict[str, Any]]:

@@ -85,19 +85,19 @@ class WindowFacts:
             content = messages[position].fields.get("content")
             data = _load(content, kind == _CALL) if content is not None else None
             if data is _FAILED:
-                data = None if self.increment else epoch._UNPARSED
+                data = None if self.increment else epoch.UNPARSED
             elif not self.increment and (data is None or data is False):
-                data = epoch._UNPARSED  # `JSON.parse(json) rescue nil; unless tool_call`
+                data = epoch.UNPARSED  # `JSON.parse(json) rescue nil; unless tool_call`
             ok = type(data) is dict
             if not self.increment:
-                if data is epoch._UNPARSED or content is None:
+                if data is epoch.UNPARSED or content is None:
                     ok = False
                 elif not ok:
                     self.needs_exact_walk = True  # values_at on a non-Hash raises in 1.2.6
                 elif kind == _OUTPUT:
                     parseable_outputs += 1
             if type(data) is dict and ok:
-                self.ids[position] = epoch._hash_key(data.get("id"))
+                self.ids[position] = epoch.hash_key(data.get("id"))
                 if kind == _CALL:
                     arguments = data.get("arguments")
                     self.call_keys[position] = _dedup_key(data.get("name"), arguments)
@@ -188,11 +188,11 @@ class WindowFacts:
             if self.increment:
                 return _increment_compact(data, output, self.shortener)
             return (
-                epoch._compact_output(data, position, self.shortener)
+                epoch.compact_output(data, position, self.shortener)
                 if output
-                else epoch._compact_call(data, position, self.shortener)
+                else epoch.compact_call(data, position, self.shortener)
             )
-        except epoch._Raise as exc:
+        except epoch.Raised as exc:
             e = exc.error
             return ScoutError(position, message.fields.get("role"), e.name, e.id, e.exception, e.why)
         except rubyjson.RubyJSONError as exc:
