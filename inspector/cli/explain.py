@@ -31,7 +31,13 @@ def add_parser(sub: Subcommands, common: AddCommon) -> None:
 
 def run(args: Namespace, inspection: Inspection) -> int:
     prompt = inspection.prompt()
-    emit(args, explain_chunks(inspection, prompt, args.format, with_audit=args.audit))
+    history = args.history
+    sent_before = None
+    if args.audit and history is not None and inspection is history.whole:
+        from inspector.core.calls.timeline import tiers_before_calls
+
+        sent_before = tiers_before_calls(history)  # a repeated call judged in the prompt its call was sent
+    emit(args, explain_chunks(inspection, prompt, args.format, with_audit=args.audit, sent_before=sent_before))
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
     failed = prompt.send_error()

@@ -257,7 +257,13 @@ def _run_command(args: argparse.Namespace) -> int:
             version=args.scout_version,
         )
         args.history = None
-        if args.command == "calls" or getattr(args, "at", None) is not None or getattr(args, "timeline", False):
+        # a history for the calls: stepping to one, a timeline, the audit's repeated calls judged at their call
+        if (
+            args.command == "calls"
+            or getattr(args, "at", None) is not None
+            or getattr(args, "timeline", False)
+            or getattr(args, "audit", False)
+        ):
             from inspector.core.calls.history import ChatHistory
 
             history = args.history = ChatHistory(source, setup)

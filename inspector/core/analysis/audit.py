@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,12 +120,22 @@ def _batch_start(messages: Any, index: int) -> int:
     return index
 
 
-def audit(inspection: Inspection, prompt: Prompt | None = None) -> list[AuditFinding]:
+SentBefore = Callable[[int, int], "d.Tier | None"]
+"""(start, index) -> the tier of message ``index`` in the prompt of the model call whose response starts at
+message ``start`` (None: nothing was sent, scout-ai raised), planned exactly as that call was (calls layer:
+``timeline.tiers_before_calls``)."""
+
+
+def audit(
+    inspection: Inspection, prompt: Prompt | None = None, sent_before: SentBefore | None = None
+) -> list[AuditFinding]:
+    """``sent_before``: the prompts at the chat's calls; without it a repeated call is judged in the whole
+    chat's messages before it under the whole chat's thresholds (not exact where config lines come later)."""
     prompt = prompt or inspection.prompt()
     numbers = RowNumbers.of(inspection.chat)
     tools = _Tools(inspection)
     findings: list[AuditFinding] = []
-    findings += _repeated_calls(inspection, prompt, tools, numbers)
+    findings += _repeated_calls(inspection, prompt, tools, numbers, sent_before)
     findings += _split_pairs(inspection, prompt, tools, numbers)
     findings += _cut_errors(inspection, prompt, numbers)
     findings += _consumed(inspection, numbers)
@@ -138,7 +149,9 @@ def _name(tools: _Tools, index: int) -> str:
     return str(name) if name is not None else "?"
 
 
-def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers) -> list[AuditFinding]:
+def _repeated_calls(
+    inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers, sent_before: SentBefore | None
+) -> list[AuditFinding]:
     row = numbers.row_of_message  # texts number messages like the # column
     messages = inspection.chat.messages
     spec = parse_spec(inspection.strategy_spec, inspection.version.default, validate=False)
@@ -157,20 +170,25 @@ def _repeated_calls(inspection: Inspection, prompt: Prompt, tools: _Tools, numbe
         if answer is None or answer > call:
             continue
         start = _batch_start(messages, call)
-        then = prefix_prompts.get(start)
-        if then is None and len(prefix_prompts) < PREFIX_REPLANS:
-            # what the model was sent when it decided to repeat itself
-            then = prepare_prompt(
-                messages[:start],
-                spec,
-                values,
-                epoch=EpochSettings.of(inspection.thresholds),
-                version=inspection.version_for(spec),
-                increment_settings=IncrementSettings.of(inspection.thresholds),
-            )
-            prefix_prompts[start] = then
-        when = "in the prompt it was sent before the repeat" if then is not None else "in the final prompt"
-        tier = (then or prompt).tier_of(answer) if (then is None or then.error is None) else None
+        when = "in the prompt it was sent before the repeat"
+        tier: d.Tier | None
+        if sent_before is not None and len(prefix_prompts) < PREFIX_REPLANS:
+            prefix_prompts.setdefault(start, prompt)  # counts the calls planned
+            tier = sent_before(start, answer)  # what the model was sent when it decided to repeat itself
+        else:
+            then = prefix_prompts.get(start)
+            if then is None and len(prefix_prompts) < PREFIX_REPLANS:
+                then = prepare_prompt(
+                    messages[:start],
+                    spec,
+                    values,
+                    epoch=EpochSettings.of(inspection.thresholds),
+                    version=inspection.version_for(spec),
+                    increment_settings=IncrementSettings.of(inspection.thresholds),
+                )
+                prefix_prompts[start] = then
+            when = "in the prompt it was sent before the repeat" if then is not None else "in the final prompt"
+            tier = (then or prompt).tier_of(answer) if (then is None or then.error is None) else None
         if tier not in (d.DROPPED, d.TRUNCATED):
             continue
         involved = (earlier, answer, call)

@@ -212,6 +212,28 @@ def index_at(history: ChatHistory, number: int, index: int) -> int | None:
     return next((k for k, m in enumerate(messages) if m is target or _same(m, target)), None)
 
 
+def tiers_before_calls(
+    history: ChatHistory, settings: CallSettings | None = None
+) -> Callable[[int, int], d.Tier | None]:
+    """For the audit: (start, index) -> the tier of message ``index`` of the whole chat in the prompt of the
+    call whose response starts at message ``start``, planned as that call was (its own chat's config lines,
+    unless ``settings`` says otherwise); None when scout-ai raises there or no call starts there."""
+    settings = settings or CallSettings()
+    messages = history.whole.chat.messages
+
+    def tier(start: int, index: int) -> d.Tier | None:
+        number = history.call_of(messages[start])
+        if number is None:
+            return None
+        prompt = history.at(number).prompt(settings.thresholds, settings.strategies)
+        at = index_at(history, number, index)
+        if prompt.error is not None or at is None:
+            return None
+        return prompt.tier_of(at)
+
+    return tier
+
+
 def decision_at(history: ChatHistory, number: int, index: int) -> d.Decision | None:
     """The decision for message ``index`` of the whole chat at call ``number``."""
     at = index_at(history, number, index)

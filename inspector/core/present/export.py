@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from inspector.core.analysis.audit import audit
+from inspector.core.analysis.audit import SentBefore, audit
 from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.printers import PRINTERS, render_chunks
@@ -53,12 +53,20 @@ def prepared_chunks(prompt: Prompt, fmt: str) -> Iterator[bytes]:
     return render_chunks(fmt, prompt.messages())
 
 
-def explain_bytes(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> bytes:
+def explain_bytes(
+    inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False, sent_before: SentBefore | None = None
+) -> bytes:
     """The explanation report, whole (the app's export): the pieces `explain` writes, joined."""
-    return b"".join(explain_chunks(inspection, prompt, fmt, with_audit))
+    return b"".join(explain_chunks(inspection, prompt, fmt, with_audit, sent_before))
 
 
-def explain_chunks(inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False) -> Iterator[bytes]:
+def explain_chunks(
+    inspection: Inspection,
+    prompt: Prompt,
+    fmt: str,
+    with_audit: bool = False,
+    sent_before: SentBefore | None = None,
+) -> Iterator[bytes]:
     """The explanation report in pieces: rows, the loader's findings and the summary; the audit when asked.
 
     Rows are written even when scout-ai raises (the caller reports that, `explain` exits 3). A
@@ -72,7 +80,7 @@ def explain_chunks(inspection: Inspection, prompt: Prompt, fmt: str, with_audit:
     if info.error is None and (failed := prompt.send_error()) is not None:
         info = replace(info, error=failed)  # the strategies ran; sending what they prepared raises
     findings = inspection.chat.findings
-    audited = audit(inspection, prompt) if with_audit else None
+    audited = audit(inspection, prompt, sent_before) if with_audit else None
     if fmt == "json":
         rest: dict[str, Any] = {"findings": [f.as_dict() for f in findings], "summary": info.as_dict()}
         if audited is not None:

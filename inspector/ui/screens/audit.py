@@ -21,6 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from inspector.core.analysis.audit import AuditFinding, audit
 from inspector.core.analysis.replan import Replanner
+from inspector.core.calls.timeline import CallSettings, tiers_before_calls
 from inspector.core.inspection import Inspection
 from inspector.core.present.sanitize import one_line
 
@@ -53,9 +54,16 @@ class AuditScreen(Dialog[JumpTo | JumpToCall]):
     """
     BINDINGS = [Binding("escape", "close", "Close", show=False)]
 
-    def __init__(self, inspection: Inspection, replanner: Replanner, history: ChatHistory | None = None) -> None:
+    def __init__(
+        self,
+        inspection: Inspection,
+        replanner: Replanner,
+        history: ChatHistory | None = None,
+        settings: CallSettings | None = None,
+    ) -> None:
         super().__init__()
         self.history = history  # the chat's model calls: a repeated call jumps to the call that made it
+        self.settings = settings  # what each call is planned under (the edits on screen, else its own)
         self.inspection, self.replanner = inspection, replanner
         self.findings: list[AuditFinding] | None = None
 
@@ -77,7 +85,11 @@ class AuditScreen(Dialog[JumpTo | JumpToCall]):
     @work(thread=True, exclusive=True, group="audit", description="audit", exit_on_error=False)
     def run_audit(self) -> None:
         # planned here, not taken from the app: a debounced edit may not have re-planned yet
-        self.post_message(Audited(audit(self.inspection, self.replanner.current())))
+        history = self.history
+        sent_before = None
+        if history is not None and self.inspection.chat is history.whole.chat:
+            sent_before = tiers_before_calls(history, self.settings)  # judged at the call that repeated itself
+        self.post_message(Audited(audit(self.inspection, self.replanner.current(), sent_before)))
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:

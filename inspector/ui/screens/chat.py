@@ -547,7 +547,7 @@ class ChatScreen(Screen[None]):
             elif isinstance(result, JumpTo):
                 self.go_to_row(result.row)
 
-        screen = AuditScreen(doc.inspection, self.replanner(), doc.history)
+        screen = AuditScreen(doc.inspection, self.replanner(), doc.history, doc.call_settings())
         self.push(cast("Screen[object]", screen), picked)
 
     # -- what is shown -------------------------------------------------------------------

@@ -280,9 +280,7 @@ def _run(items: Any, settings: Any, outcomes: Any, shortener: Shortener) -> Epoc
             kept.append((position, message))
             outcomes[position] = Outcome(d.FULL, d.EPOCH_PROTECTED, counted)
         elif counted <= truncate_to:
-            new_json = (
-                compact_output(data, position, shortener) if output else compact_call(data, position, shortener)
-            )
+            new_json = compact_output(data, position, shortener) if output else compact_call(data, position, shortener)
             if new_json is None:
                 kept.append((position, message))
                 outcomes[position] = Outcome(d.FULL, d.EPOCH_NOTHING, counted)
