@@ -27,7 +27,7 @@ def summary_text(app) -> str:
 
 def shows_totals(app) -> bool:
     text = summary_text(app)
-    return app.totals is not None and "->" in text and "sent" in text
+    return app.chat.doc is not None and "->" in text and "sent" in text
 
 
 class FrameWatch:

@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from app_frames import FrameWatch, shows_totals, summary_text
 from bigchat import write
 
+from inspector.core.setup import ChatSource, Setup
 from inspector.ui.app import InspectorApp
 
 
@@ -40,7 +41,7 @@ async def run(messages: int) -> dict:
         path = write(Path(tmp) / "big_chat.json", messages)
         size_mb = path.stat().st_size / 1e6
         started = time.perf_counter()
-        app = InspectorApp(path, config_files=[], env={})
+        app = InspectorApp(ChatSource.of(path), Setup.of(config_files=[], env={}))
         app.animation_level = "none"
         figures: dict = {"messages": messages, "file_mb": round(size_mb, 1)}
         frames = FrameWatch(app)
@@ -53,19 +54,24 @@ async def run(messages: int) -> dict:
             repaints = []
             for value in (50_000, 20_000, 200_000, 100_000, 5_000, 1_000_000):
                 t0 = time.perf_counter()
-                app.apply_thresholds(app.thresholds.with_value("max_tool_chars", value, "edited"), None, delay=0)
-                wanted = app.thresholds
+                app.chat.apply_thresholds(
+                    app.chat.thresholds.with_value("max_tool_chars", value, "edited"), None, delay=0
+                )
+                wanted = app.chat.thresholds
 
                 def replanned(wanted=wanted) -> bool:
-                    return app.planned[0] is wanted and f"{app.totals.tool_chars_after:,}" in summary_text(app)
+                    return (
+                        app.chat.document.settings.thresholds is wanted
+                        and f"{app.chat.document.totals.tool_chars_after:,}" in summary_text(app)
+                    )
 
                 repaints.append(await frames.wait(replanned) - t0)
             figures["repaint_ms_median"] = statistics.median(repaints) * 1000
             figures["repaint_ms_max"] = max(repaints) * 1000
 
             # the same through the editor: typing, debounce, worker, repaint (debounce excluded)
-            app.editor.add_class("-open")
-            field = app.editor.query_one("#th-max_tool_chars")
+            app.chat.editor.add_class("-open")
+            field = app.chat.editor.query_one("#th-max_tool_chars")
             field.focus()
             await pilot.pause()
             field.value = ""
@@ -75,10 +81,13 @@ async def run(messages: int) -> dict:
             await pilot.pause(app.debounce + 0.05)
             await app.workers.wait_for_complete()
             await pilot.pause()
-            before = app.totals
+            before = app.chat.document.totals
             t0 = time.perf_counter()
             await pilot.press("0")  # the last keystroke: 3000 -> 30000
-            await wait_for(pilot, lambda: app.totals is not before and app.thresholds["max_tool_chars"] == 30_000)
+            await wait_for(
+                pilot,
+                lambda: app.chat.document.totals is not before and app.chat.thresholds["max_tool_chars"] == 30_000,
+            )
             paint(app)
             figures["typed_ms"] = (time.perf_counter() - t0 - app.debounce) * 1000
             await pilot.press("escape")
@@ -98,7 +107,7 @@ async def run(messages: int) -> dict:
             figures["page_ms_median"] = statistics.median(pages) * 1000
             figures["page_ms_max"] = max(pages) * 1000
             figures["page_cpu_ms_median"] = statistics.median(cpu) * 1000
-            figures["rows_rendered"] = app.view.rendered_rows
+            figures["rows_rendered"] = app.chat.view.rendered_rows
         return figures
 
 

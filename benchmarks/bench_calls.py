@@ -27,7 +27,7 @@ from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.live import Follower
 from inspector.core.calls.timeline import message_tiers
 from inspector.core.present.rows import RowModel, filter_rows, summary_totals
-from inspector.core.setup import Setup
+from inspector.core.setup import ChatSource, Setup
 from inspector.ui.app import InspectorApp
 
 APPEND = (
@@ -100,7 +100,7 @@ async def app_steps(path: Path, switch: float | None = None) -> None:
     default = sys.getswitchinterval()
     if switch is not None:
         sys.setswitchinterval(switch)
-    app = InspectorApp(path, config_files=[], env={})
+    app = InspectorApp(ChatSource.of(path), Setup.of(config_files=[], env={}))
     app.animation_level = "none"
     frames: list[float] = []
     display = app._display
@@ -113,18 +113,18 @@ async def app_steps(path: Path, switch: float | None = None) -> None:
     label = f"switch interval {switch * 1000:g} ms" if switch is not None else "default switch interval"
     try:
         async with app.run_test(size=(160, 50)) as pilot:
-            await wait_for(pilot, lambda: app.history is not None and app.totals is not None, 120)
+            await wait_for(pilot, lambda: app.chat.doc is not None and app.chat.doc is not None, 120)
             await pilot.pause(0.5)
             first, idle = [], []
             for key in ["comma"] * 6 + ["full_stop"] * 3:
-                version, before = app.call_version, app.totals
+                version, before = app.chat.generation, app.chat.document.totals
                 shown: list[float] = []
                 t0 = time.perf_counter()
                 event = events.Key(key, "," if key == "comma" else ".")
                 event.set_sender(app)
                 app._driver.send_message(event)
                 while not shown:
-                    if app.totals is not before and app.call_version > version:
+                    if app.chat.document.totals is not before and app.chat.generation > version:
                         handled = time.perf_counter()
                         while not any(f > handled for f in frames):
                             await asyncio.sleep(0.001)
@@ -133,10 +133,12 @@ async def app_steps(path: Path, switch: float | None = None) -> None:
                         await asyncio.sleep(0.001)
                 first.append(shown[0] - t0)
                 await pilot.pause(0.5)
-                version, before = app.call_version, app.totals
+                version, before = app.chat.generation, app.chat.document.totals
                 t0 = time.perf_counter()
                 await pilot.press("comma" if key == "full_stop" else "full_stop")
-                await wait_for(pilot, lambda b=before, v=version: app.totals is not b and app.call_version > v)
+                await wait_for(
+                    pilot, lambda b=before, v=version: app.chat.document.totals is not b and app.chat.generation > v
+                )
                 paint(app)
                 idle.append(time.perf_counter() - t0)
                 await pilot.press(key)  # back to where the next step starts

@@ -35,14 +35,15 @@ TICK = 0.010
 async def measure(path: Path, marker: str, strategies: str | None, version: str | None) -> dict:
     from textual import events
 
+    from inspector.core.setup import ChatSource, Setup
     from inspector.ui.app import InspectorApp
 
     kwargs = {}
     if strategies:
         kwargs["strategies"] = strategies
     if version:
-        kwargs["scout_version"] = version
-    app = InspectorApp(path, config_files=[], env={}, **kwargs)
+        kwargs["version"] = version
+    app = InspectorApp(ChatSource.of(path), Setup.of(config_files=[], env={}, **kwargs))
     app.animation_level = "none"
     out: dict = {}
     async with app.run_test(size=(160, 50)) as pilot:
@@ -60,7 +61,7 @@ async def measure(path: Path, marker: str, strategies: str | None, version: str 
         idle.sort()
         out["idle_p95_ms"] = idle[94] * 1000
         out["idle_max_ms"] = idle[-1] * 1000
-        app.open_why(marker)
+        app.chat.open_why(marker)
         await _wait_for(pilot, lambda: app.screen is not base and getattr(app.screen, "worker", None) is not None)
         why = app.screen
         late: list[float] = []

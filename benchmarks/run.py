@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import chats  # noqa: E402
 
-from inspector.core.setup import Setup  # noqa: E402
+from inspector.core.setup import ChatSource, Setup  # noqa: E402
 
 ENV_KEYS = ("FULL_TOOL_CALLS", "FULL_TOOL_OUTPUTS", "MAX_TOOL_CALLS", "MAX_TOOL_OUTPUTS", "MAX_TOOL_CHARS")
 WHY_TIMEOUT = 300.0
@@ -191,7 +191,7 @@ async def _app(path: Path, pairs: int) -> dict:
     from inspector.ui.app import InspectorApp
 
     started = time.perf_counter()
-    app = InspectorApp(path, config_files=[], env={})
+    app = InspectorApp(ChatSource.of(path), Setup.of(config_files=[], env={}))
     app.animation_level = "none"
     frames = FrameWatch(app)
     figures: dict = {}
@@ -205,7 +205,7 @@ async def _app(path: Path, pairs: int) -> dict:
         status = app.query_one("#status")
         nav = []
         for _ in range(10):
-            row = app.view.current_row + 1
+            row = app.chat.view.current_row + 1
             t0 = time.perf_counter()
             app._driver.send_message(events.Key("down", None))
             nav.append(await frames.wait(lambda row=row: f"row {row} " in status.text) - t0)
@@ -216,21 +216,24 @@ async def _app(path: Path, pairs: int) -> dict:
         repaints = []
         for value in (50_000, 20_000, 200_000, 100_000, 5_000, 1_000_000):
             t0 = time.perf_counter()
-            app.apply_thresholds(app.thresholds.with_value("max_tool_chars", value, "edited"), None, delay=0)
-            wanted = app.thresholds
+            app.chat.apply_thresholds(app.chat.thresholds.with_value("max_tool_chars", value, "edited"), None, delay=0)
+            wanted = app.chat.thresholds
 
             def replanned(wanted=wanted) -> bool:
-                return app.planned[0] is wanted and f"{app.totals.tool_chars_after:,}" in summary_text(app)
+                return (
+                    app.chat.document.settings.thresholds is wanted
+                    and f"{app.chat.document.totals.tool_chars_after:,}" in summary_text(app)
+                )
 
             repaints.append(await frames.wait(replanned) - t0)
-            assert any(f"{app.totals.tool_chars_after:,}" in line for line in paint(app))
+            assert any(f"{app.chat.document.totals.tool_chars_after:,}" in line for line in paint(app))
         figures["repaint_ms"] = statistics.median(repaints) * 1000
         figures["repaint_ms_max"] = max(repaints) * 1000
         # key latency while the why search runs on the oldest tool output: the first Escape stops the
         # search (or closes the screen when it is done). key: from the key to its handler having run
         # (the search told to stop); stop: until the search has stopped and said so
         base = app.screen
-        app.open_why(chats.marker(1))
+        app.chat.open_why(chats.marker(1))
         await _wait_for(pilot, lambda: app.screen is not base)
         await pilot.pause(0.5)
         why = app.screen
