@@ -24,7 +24,7 @@ from inspector.core.setup import ChatSource, Setup
 from .commands import InspectorCommands
 from .keyhold import KeyHolder
 from .keymap import APP_ACTIONS, HOST_ACTIONS, bindings
-from .messages import ChatShown, StartFailed
+from .messages import ChatShown, StartFailed, WorkerFailed
 from .screens.chat import VIEW_NAMES, ChatScreen
 from .screens.help import HelpScreen
 
@@ -96,6 +96,11 @@ class InspectorApp(App[None]):
         early, self.early_keys = self.early_keys, []
         for key in early:
             self.post_message(events.Key(key.key, key.character))
+
+    @on(WorkerFailed)
+    def _worker_failed(self, event: WorkerFailed) -> None:
+        """A dialog's worker failed (the dialog says so in its own text): named in a notification too."""
+        self.notify(f"{event.what} failed: {event.error_text}", title="Failed", severity="error", markup=False)
 
     @on(StartFailed)
     def _start_failed(self, event: StartFailed) -> None:

@@ -8,7 +8,7 @@ from textual.widgets import Select
 from inspector.core.scout.strategies import register_strategy, unregister_strategy
 from inspector.ui.widgets.summary import SummaryBar
 
-from .conftest import settle
+from .conftest import screen_text, settle
 
 
 @pytest.fixture
@@ -64,3 +64,20 @@ async def test_a_failing_search_worker_is_reported_and_the_status_cleared(make_a
         await settle(app, pilot)
         assert "search failed: ValueError: index broke" in app.notices
         assert app.chat.view.search_query == "" and "search" not in app.query_one("#status").text
+
+
+async def test_a_failing_audit_says_so_in_its_title_and_a_notification(make_app, monkeypatch):
+    import inspector.ui.screens.audit as audit_module
+
+    def broken(*args, **kwargs):
+        raise ValueError("audit broke")
+
+    monkeypatch.setattr(audit_module, "audit", broken)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("a")
+        await settle(app, pilot)
+        assert "audit failed: ValueError: audit broke" in app.notices
+        assert "ValueError: audit broke" in screen_text(app)
+        assert app.is_running
