@@ -196,16 +196,22 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def inspect_chat(chat: Chat, setup: Setup | None = None, *, facts: ToolFacts | None = None) -> Inspection:
-    """A loaded chat under the setup: overrides, its own config lines, config files, environment."""
-    setup = setup if setup is not None else Setup()
-    thresholds = resolve(
+def thresholds_for(chat: Chat, setup: Setup) -> Thresholds:
+    """The thresholds in force for a chat under a setup: overrides, its own config lines, config files,
+    environment, defaults (each value with its source)."""
+    return resolve(
         setup.overrides_dict(),
         chat_config=chat.config,
         env=setup.env_dict(),
         config_files=setup.config_list(),
         chat_path=chat.path,
     )
+
+
+def inspect_chat(chat: Chat, setup: Setup | None = None, *, facts: ToolFacts | None = None) -> Inspection:
+    """A loaded chat under the setup: overrides, its own config lines, config files, environment."""
+    setup = setup if setup is not None else Setup()
+    thresholds = thresholds_for(chat, setup)
     if setup.strategies is not None:
         parse_spec(setup.strategies)  # unknown names fail here, before any work
     config_strategies = strategies_setting(env=setup.env_dict(), config_files=setup.config_list())

@@ -26,13 +26,12 @@ from inspector.core.calls.cut import cut_chat, is_plain, is_prefix, plain_count
 from inspector.core.calls.find import Call, CallIndex, index_calls
 from inspector.core.calls.grow import grow
 from inspector.core.errors import InputError
-from inspector.core.inspection import Inspection, inspect_chat
+from inspector.core.inspection import Inspection, inspect_chat, thresholds_for
 from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, scout_chat
 from inspector.core.model import Chat, Message
 from inspector.core.scout.parser import Marked
 from inspector.core.scout.prepared import marked_messages
 from inspector.core.scout.roles import unknown_role_findings
-from inspector.core.scout.settings import resolve
 from inspector.core.scout.strategies.shorten_tools import PrefixCounts, ShortenToolsPlan, prefix_counts
 from inspector.core.setup import ChatSource, Setup
 
@@ -330,16 +329,7 @@ class ChatHistory:
         if number in self.prefix_counts or is_prefix(chat.messages, whole.chat.messages):
             facts = whole.facts.prefix_facts(chat.messages)
             facts.position  # noqa: B018 - built here, in the caller's thread, not by the first paint of the rows
-        thresholds = whole.thresholds
-        if chat.config != whole.chat.config:
-            setup = self.setup
-            thresholds = resolve(
-                setup.overrides_dict(),
-                chat_config=chat.config,
-                env=setup.env_dict(),
-                config_files=setup.config_list(),
-                chat_path=self.path,
-            )
+        thresholds = whole.thresholds if chat.config == whole.chat.config else thresholds_for(chat, self.setup)
         return Inspection(chat, thresholds, self.setup, facts=facts, config_strategies=whole.config_strategies)
 
 
