@@ -30,7 +30,7 @@ APP_ACTIONS = (
     Action("N", "prev_match", "Prev match", "jump to the previous search hit"),
     Action("right_square_bracket", "next_cut", "Next cut", "next truncated or dropped message", True, "]"),
     Action("left_square_bracket", "prev_cut", "Prev cut", "previous truncated or dropped message", False, "["),
-    Action("g", "goto", "Go to #", "go to a message number (the # column)"),
+    Action("g", "goto", "Go to #", "go to a message number (the # column), or a model call (call 12, c12)"),
     Action("f", "filter", "Filter", "filter rows by tier and role"),
     Action("F", "clear_filter", "Clear filter", "show every row again"),
     Action(
@@ -91,6 +91,10 @@ APP_ACTIONS = (
         True,
         ">, .",
     ),
+    Action("left_parenthesis", "step_calls(-10)", "Call -10", "step back ten model calls", False, "("),
+    Action("right_parenthesis", "step_calls(10)", "Call +10", "step forward ten model calls", False, ")"),
+    Action("left_curly_bracket", "step_calls(-100)", "Call -100", "step back a hundred model calls", False, "{"),
+    Action("right_curly_bracket", "step_calls(100)", "Call +100", "step forward a hundred model calls", False, "}"),
     Action("L", "latest_call", "Latest", "back to the whole chat (what the next call would send)"),
     Action("o", "toggle_follow", "Follow", "follow the file while an agent writes it (appends and rewrites)"),
 )

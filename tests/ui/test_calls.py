@@ -15,6 +15,8 @@ async def test_stepping_back_shows_the_chat_as_it_stood_and_the_response(make_ap
     async with app.run_test(size=(139, 44)) as pilot:
         await settle(app, pilot)
         assert "next call (after 60 calls; < steps back)" in screen_text(app)
+        await pilot.press("end")  # on the newest message: each call shows its newest, the response under it
+        await settle(app, pilot)
         await pilot.press("less_than_sign")
         await settle(app, pilot)
         assert app.chat.call == 60 and "call 60 of 60" in screen_text(app)
@@ -221,3 +223,69 @@ async def test_why_and_the_strip_plan_every_call_under_the_edited_thresholds(mak
         text = app.screen.list_text
         assert "calls: written before call 2; still sent at the last call (60)" in text
         assert "truncated" not in text.split("calls:")[1].splitlines()[0]
+
+
+async def test_stepping_keeps_the_selected_message_and_its_strip_cell_moves(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        app.go_to_row(4)  # the read_file output: written before call 2
+        await settle(app, pilot)
+        for call in (60, 59, 58):
+            await pilot.press("less_than_sign")
+            await settle(app, pilot)
+            assert app.chat.call == call and app.chat.view.current_row == 4
+            strip = app.query_one("#strip").text
+            assert strip.startswith("#4 over 60 calls") and strip.endswith("hidden from 47")
+        app.chat.show_call(2)
+        await settle(app, pilot)
+        await pilot.press("less_than_sign")  # call 1: the message was not written yet, the newest is selected
+        await settle(app, pilot)
+        doc = app.chat.document
+        assert doc.call == 1 and app.chat.view.current_row == len(doc.rows) - 1
+
+
+async def test_a_burst_of_steps_counts_every_press(make_app):
+    from .test_burst_keys import queue_keys
+
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        app.go_to_row(4)
+        await settle(app, pilot)
+        queue_keys(app, ["less_than_sign"] * 4)  # typed faster than a call is planned
+        await settle(app, pilot)
+        assert app.chat.call == 57 and app.chat.view.current_row == 4
+        queue_keys(
+            app,
+            ["greater_than_sign"] * 2,
+        )
+        await settle(app, pilot)
+        assert app.chat.call == 59 and app.chat.view.current_row == 4
+
+
+async def test_steps_of_ten_and_a_hundred_and_g_takes_a_call(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("left_parenthesis")
+        await settle(app, pilot)
+        assert app.chat.call == 51  # the whole chat stands for call 61
+        await pilot.press("right_parenthesis")
+        await settle(app, pilot)
+        assert app.chat.call is None
+        await pilot.press("left_curly_bracket")
+        await settle(app, pilot)
+        assert app.chat.call == 1  # no call before the first
+        await pilot.press("g", *"call 30", "enter")
+        await settle(app, pilot)
+        assert app.chat.call == 30 and "call 30 of 60" in screen_text(app)
+        await pilot.press("g", *"c5", "enter")
+        await settle(app, pilot)
+        assert app.chat.call == 5
+        await pilot.press("g", *"c99", "enter")
+        await settle(app, pilot)
+        assert app.chat.call == 5 and app.notices[-1] == "no call 99; the calls are 1 to 60"
+        await pilot.press("g", *"7", "enter")
+        await settle(app, pilot)
+        assert app.chat.view.current_row == 7 and app.chat.call == 5

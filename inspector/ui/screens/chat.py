@@ -33,7 +33,7 @@ from textual.worker import Worker, get_current_worker
 from inspector.core.analysis.replan import Replanner
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.live import Follower
-from inspector.core.calls.timeline import CallSettings, message_tiers
+from inspector.core.calls.timeline import CallSettings, index_at, message_tiers
 from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
@@ -89,6 +89,7 @@ if TYPE_CHECKING:
     from textual.screen import ScreenResultCallbackType
 
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
+CALL_TYPED = re.compile(r"c(?:all)?\s*([0-9]+)", re.IGNORECASE | re.ASCII)  # `g call 12`, `g c12`
 
 # what a finding does to the prompt, worst first: a role the model is sent by mistake, a chat that is
 # already a prepared prompt (every cut is a second one), then the
@@ -170,6 +171,7 @@ class ChatScreen(Screen[None]):
         self._strip_timer: Timer | None = None
         self._follow_timer: Timer | None = None
         self._follow_worker: Worker[None] | None = None
+        self._call_target: tuple[int | None, int | None] | None = None  # (call, message kept) asked, not shown
 
     @property
     def host(self) -> Host:
@@ -336,6 +338,7 @@ class ChatScreen(Screen[None]):
             self._plan_timer.stop()
         delay = self.host.debounce if delay is None else delay
         self.generation += 1
+        self._call_target = None  # a step under way is dropped: the plan is made for the chat on screen
         # the sweep chart and the A/B compare still running are for the values just left: stop them now,
         # so they do not hold the GIL while the new plan is painted (they are asked again after that frame)
         self.app.workers.cancel_group(self.editor, "sweep")
@@ -633,6 +636,26 @@ class ChatScreen(Screen[None]):
         if focus:
             self.view.focus()  # may run as a dialog closes: the focus lands once this screen is back
 
+    def go_to(self, typed: str) -> None:
+        """`g`: a message number (the # column), or a model call (`call 12`, `c12`)."""
+        text = typed.strip()
+        call = CALL_TYPED.fullmatch(text)
+        if call is not None:
+            doc = self._with_calls()
+            if doc is None:
+                return
+            number, total = int(call.group(1)), len(doc.history)
+            if not 1 <= number <= total:
+                self.notify(f"no call {number}; the calls are 1 to {total}", severity="warning")
+                return
+            self.show_call(number, keep=self._kept_message())
+            return
+        text = text.lstrip("#")
+        if text.isascii() and text.isdigit():
+            self.go_to_row(int(text), focus=False)
+        elif text:
+            self.notify("a message number is digits only, a call `call N` or `cN`", severity="warning")
+
     def _jump_to_cut(self, step: int) -> None:
         doc, view = self.document, self.view
         position = view.cursor + step
@@ -689,11 +712,7 @@ class ChatScreen(Screen[None]):
             self.open_why(event.value)
             return
         if event.mode == "goto":
-            text = event.value.strip().lstrip("#")
-            if text.isdigit():
-                self.go_to_row(int(text), focus=False)
-            elif text:
-                self.notify("a message number is digits only", severity="warning")
+            self.go_to(event.value)
             return
         self.view.search(event.value)
 
@@ -970,23 +989,39 @@ class ChatScreen(Screen[None]):
         return f"{self.label}  ·  call {doc.call} of {len(doc.history)}"
 
     def action_earlier_call(self) -> None:
-        doc = self._with_calls()
-        if doc is None:
-            return
-        current = doc.call if doc.call is not None else len(doc.history) + 1
-        if current <= 1:
-            self.notify("this is the first model call", severity="information")
-            return
-        self.show_call(current - 1)
+        self.action_step_calls(-1)
 
     def action_later_call(self) -> None:
+        self.action_step_calls(1)
+
+    def action_step_calls(self, step: int) -> None:
+        """``step`` calls back (< 0) or forward; presses typed before the last step is shown count from the
+        call it asked for, so `<<<<` steps four calls. The selected message stays selected where it was
+        written before the new call, so the strip's cell moves under a fixed message."""
         doc = self._with_calls()
         if doc is None:
             return
-        if doc.call is None:
+        total = len(doc.history)
+        current = self._call_target[0] if self._call_target is not None else doc.call
+        position = current if current is not None else total + 1
+        if step < 0 and position <= 1:
+            self.notify("this is the first model call", severity="information")
+            return
+        if step > 0 and current is None:
             self.notify("this is the whole chat (what the next call would send)", severity="information")
             return
-        self.show_call(doc.call + 1 if doc.call < len(doc.history) else None)
+        target = max(1, position + step)
+        self.show_call(target if target <= total else None, keep=self._kept_message())
+
+    def _kept_message(self) -> int | None:
+        """The whole-chat message to keep selected while stepping (the one a step under way keeps); None when
+        the cursor is on the last row: then the newest message at the new call is selected, as at its end."""
+        if self._call_target is not None:
+            return self._call_target[1]
+        view = self.view
+        if view.count and view.cursor >= view.count - 1:
+            return None
+        return self._whole_index(view.current_row)
 
     def action_latest_call(self) -> None:
         doc = self._with_calls()
@@ -1007,14 +1042,22 @@ class ChatScreen(Screen[None]):
     def call_settings(self) -> CallSettings:
         return self.document.call_settings()
 
-    def show_call(self, number: int | None, row: int | None = None, history: ChatHistory | None = None) -> None:
-        """Show the chat as it stood before call ``number`` (None: the whole chat); ``row`` selects a row there.
-        ``history``: the chat's newer history (a followed file grew)."""
+    def show_call(
+        self,
+        number: int | None,
+        row: int | None = None,
+        history: ChatHistory | None = None,
+        keep: int | None = None,
+    ) -> None:
+        """Show the chat as it stood before call ``number`` (None: the whole chat); ``row`` selects a row there,
+        else ``keep`` (a message of the whole chat) where it was written before the call. ``history``: the
+        chat's newer history (a followed file grew)."""
         doc = self.document
         self.generation += 1  # a re-plan still queued is for the chat on screen before
+        self._call_target = (number, keep)
         wanted = self.settings
         edited = wanted.thresholds.key() != doc.loaded.key()
-        self._build_call(history or doc.history, number, wanted, edited, self.row_filter, row, self.generation)
+        self._build_call(history or doc.history, number, wanted, edited, self.row_filter, row, keep, self.generation)
 
     @work(thread=True, exclusive=True, group="call", description="showing a model call", exit_on_error=False)
     def _build_call(
@@ -1025,9 +1068,13 @@ class ChatScreen(Screen[None]):
         edited: bool,
         row_filter: RowFilter,
         row: int | None,
+        keep: int | None,
         generation: int,
     ) -> None:
         doc = plan_call(history, number, settings, row_filter, edited)
+        if row is None and keep is not None:
+            at = keep if number is None else index_at(history, number, keep)
+            row = doc.rows.numbers.row_of_message(at) if at is not None else None
         if not get_current_worker().is_cancelled:
             self.post_message(CallShown(doc, generation, row))
 
@@ -1035,6 +1082,7 @@ class ChatScreen(Screen[None]):
     def _call_shown(self, event: CallShown) -> None:
         if event.generation != self.generation:
             return
+        self._call_target = None
         row = self.view.current_row
         at_end = row is not None and self.view.cursor >= self.view.count - 1
         old = self.document

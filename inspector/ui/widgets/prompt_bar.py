@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 PLACEHOLDERS = {
     "search": "search original content, Enter to run, Esc to close",
-    "goto": "message number (the # column), Enter to go",
+    "goto": "message number (the # column), or a model call (call 12, c12); Enter to go",
     "why": "a text the model forgot, Enter to trace it (then i: ignore case, x: regex)",
 }
 TITLES = {"search": "search", "goto": "go to", "why": "why: trace a text"}
