@@ -8,10 +8,11 @@ sweep chart, A/B, the audit, an export) is about the plan the list shows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from inspector.core.calls.history import ChatHistory
-from inspector.core.calls.timeline import CallSettings
+from inspector.core.calls.timeline import CallSettings, TierChange, changes_since_previous
 from inspector.core.inspection import Inspection
 from inspector.core.present.rows import RowModel, filter_rows, rows_at, summary_totals
 from inspector.core.scout.prepare import Prompt
@@ -54,6 +55,7 @@ class Document:
     prompt: Prompt
     totals: Totals
     order: list[int] | None  # the rows the filter shows (None: all)
+    changes: Mapping[int, TierChange] = field(default_factory=dict)  # row -> its tier change since the call before
 
     @property
     def settings(self) -> Settings:
@@ -94,7 +96,7 @@ def plan_call(
     inspection = base.with_setup(base.setup.with_strategies(settings.strategies), thresholds)
     rows = rows_at(history, number, base)
     prompt = inspection.prompt()
-    return Document(
+    doc = Document(
         history,
         number,
         inspection,
@@ -104,6 +106,10 @@ def plan_call(
         summary_totals(rows, prompt),
         row_filter.order(rows, prompt),
     )
+    if number is None:
+        return doc
+    found = changes_since_previous(history, number, doc.call_settings())
+    return replace(doc, changes={rows.numbers.row_of_message(c.index): c for c in found})
 
 
 def replan(doc: Document, settings: Settings, row_filter: RowFilter) -> Document:
@@ -111,13 +117,17 @@ def replan(doc: Document, settings: Settings, row_filter: RowFilter) -> Document
     base = doc.inspection
     inspection = base.with_setup(base.setup.with_strategies(settings.strategies), settings.thresholds)
     prompt = inspection.prompt()  # a raising plugin goes to the worker's failure handler
-    return replace(
+    planned = replace(
         doc,
         inspection=inspection,
         prompt=prompt,
         totals=summary_totals(doc.rows, prompt),
         order=row_filter.order(doc.rows, prompt),
     )
+    if doc.call is None:
+        return planned
+    found = changes_since_previous(doc.history, doc.call, planned.call_settings())
+    return replace(planned, changes={doc.rows.numbers.row_of_message(c.index): c for c in found})
 
 
 def refiltered(doc: Document, row_filter: RowFilter) -> Document:

@@ -289,3 +289,27 @@ async def test_steps_of_ten_and_a_hundred_and_g_takes_a_call(make_app):
         await pilot.press("g", *"7", "enter")
         await settle(app, pilot)
         assert app.chat.view.current_row == 7 and app.chat.call == 5
+
+
+async def test_rows_whose_tier_changed_since_the_call_before_are_marked_with_the_cause(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        app.go_to_row(4)
+        await settle(app, pilot)
+        app.chat.show_call(30, row=4)  # the config dump is first cut at call 30 (the strip: "cut from 30")
+        await settle(app, pilot)
+        doc = app.chat.document
+        change = doc.changes[4]
+        assert (change.before, change.after) == ("full", "truncated")
+        assert any(line.startswith("✂•  4 output") or line.startswith("✂• 4 output") for line in view_lines(app))
+        detail = app.query_one("#detail").text
+        assert "since call 29: full -> truncated: truncated: 26th newest output, beyond full_tool_outputs=10" in detail
+        assert f"• {len(doc.changes)} row(s) changed tier since call 29" in screen_text(app)
+        # every marked row really changed, and no other did
+        before = doc.history.at(29).prompt()
+        for row in range(len(doc.rows)):
+            index = doc.rows.message_index(row)
+            if index is None or index >= len(before.original):
+                continue
+            assert (row in doc.changes) == (before.tier_of(index) != doc.prompt.tier_of(index)), row

@@ -46,6 +46,7 @@ from inspector.core.present.sanitize import one_line
 from inspector.core.present.settings_lines import as_env, as_scout_config
 from inspector.core.present.timeline import calls_count, calls_range
 from inspector.core.scout import versions
+from inspector.core.scout.decision_text import describe
 from inspector.core.scout.settings import KEYS, SETTING_KEYS, Source, Thresholds, Value, keys_for
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
 from inspector.core.setup import ChatSource, Setup
@@ -365,6 +366,7 @@ class ChatScreen(Screen[None]):
             return  # a newer change is on its way
         doc = self.doc = event.document
         self.show_pending_editor()
+        self.view.set_changed(set(doc.changes))
         self.view.set_prompt(doc.prompt, doc.order)
         self._show_summary()
         # the detail pane, the sweep chart and the A/B compare after the frame: the list and the totals are
@@ -576,6 +578,9 @@ class ChatScreen(Screen[None]):
         parts = []
         if view.count:
             parts.append(f"row {view.current_row} · {view.cursor + 1} of {view.count:,} shown")
+        doc = self.doc
+        if doc is not None and doc.call is not None and doc.changes:
+            parts.append(f"• {len(doc.changes):,} row(s) changed tier since call {doc.call - 1}")
         rf = self.row_filter
         if rf.active:
             tier = "truncated or dropped" if rf.tier == CUT else rf.tier or "any"
@@ -619,7 +624,13 @@ class ChatScreen(Screen[None]):
             return
         view = self.view
         query = view.search_query if row in view.hits else ""
-        pane.show(row, detail_text(doc.rows, doc.prompt, doc.thresholds, row), query)
+        text = detail_text(doc.rows, doc.prompt, doc.thresholds, row)
+        change = doc.changes.get(row)
+        if change is not None and doc.call is not None:
+            head, _, rest = text.partition("\n")
+            cause = describe(change.decision, doc.thresholds)
+            text = f"{head}\nsince call {doc.call - 1}: {change.before} -> {change.after}: {cause}\n{rest}"
+        pane.show(row, text, query)
         pane.border_title = f"detail · #{row}"
 
     # -- navigation ----------------------------------------------------------------------
@@ -1099,6 +1110,7 @@ class ChatScreen(Screen[None]):
             row = last  # at a call: the last message before the response; the whole chat: stay at the newest
         else:
             row = min(row, last)
+        self.view.set_changed(set(doc.changes))
         self.view.set_data(doc.rows, doc.prompt, doc.order, row)
         if doc.call is not None and event.row is None:
             self.view.scroll_end(animate=False, immediate=True)  # the response rows under the last message

@@ -153,6 +153,7 @@ class DualColumnView(ScrollView, can_focus=True):
         self.order: list[int] | None = None  # rows shown (sorted), None: every row
         self.hits: set[int] = set()  # rows painted as search hits
         self.marked: set[int] = set()  # rows the A/B compare lists as changed
+        self.changed: set[int] = set()  # at a call: rows whose tier differs from the call before
         self.search_query = ""
         self.search_hits: list[int] = []  # sorted rows whose original content matches
         self._cache: LRUCache[tuple[int, int, bool, bool, int], Strip] = LRUCache(2000)  # see render_line's key
@@ -193,6 +194,11 @@ class DualColumnView(ScrollView, can_focus=True):
     def set_marked(self, rows: set[int]) -> None:
         if rows != self.marked:
             self.marked = rows
+            self._invalidate()
+
+    def set_changed(self, rows: set[int]) -> None:
+        if rows != self.changed:
+            self.changed = rows
             self._invalidate()
 
     def set_hits(self, hits: set[int]) -> None:
@@ -389,8 +395,10 @@ class DualColumnView(ScrollView, can_focus=True):
             base = base + styles["cursor" if is_cursor else "hit"]
         tier_style = base + styles[tier]
         digits = len(str(max(0, len(rows) - 1)))
-        # Δ: the row differs between the pinned A and the current B (A/B compare)
-        gutter = f"{GLYPHS.get(tier, ' ')}{'Δ' if row in self.marked else ' '}{row:>{digits}} "
+        # Δ: the row differs between the pinned A and the current B (A/B compare); •: at a call, its tier
+        # differs from the call before
+        flag = "Δ" if row in self.marked else "•" if row in self.changed else " "
+        gutter = f"{GLYPHS.get(tier, ' ')}{flag}{row:>{digits}} "
         col = max(4, (width - len(gutter) - 1) // 2)
         right_width = max(0, width - len(gutter) - 1 - col)
         segments = [Segment(gutter[:2], tier_style), Segment(gutter[2:], base + styles["gutter"])]
