@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from inspector.core.calls.changes import TierChange, changes_since_previous
 from inspector.core.calls.history import ChatHistory
-from inspector.core.calls.timeline import CallSettings, TierChange, changes_since_previous
+from inspector.core.calls.timeline import CallSettings
 from inspector.core.inspection import Inspection
 from inspector.core.present.rows import RowModel, filter_rows, rows_at, summary_totals
 from inspector.core.scout.prepare import Prompt

@@ -41,10 +41,12 @@ async def test_why_shows_the_hidden_fact_its_rule_and_both_fixes(make_app):
         assert "#3  function_call_output  read_file  call_001, line 14" in text
         assert "HIDDEN: ✗ dropped (beyond_max)" in text
         assert "rule: dropped: 53rd newest output, beyond max_tool_outputs=40" in text
-        assert "[1] full_tool_outputs >= 54" in text and "[2] max_tool_chars >= 213,862" in text
+        # first the change that keeps the fact with its call, numbered; then the single changes
+        assert "[1] keeps it with its call/output pair: max_tool_chars >= 217,215" in text
+        assert "[2] full_tool_outputs >= 54" in text and "[3] max_tool_chars >= 213,862" in text
         assert "no value of full_tool_calls, max_tool_calls, max_tool_outputs alone shows it" in text
         shown = screen_text(app)
-        assert "the model sees none of them" in shown and "[1] full_tool_outputs >= 54" in shown
+        assert "the model sees none of them" in shown and "[2] full_tool_outputs >= 54" in shown
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, WhyScreen) and app.chat.thresholds["full_tool_outputs"] == 10
@@ -56,7 +58,7 @@ async def test_number_key_applies_a_fix_and_the_fact_becomes_visible(make_app):
         await settle(app, pilot)
         assert "116 -> 90 sent" in summary(app)
         await ask_why(app, pilot, FACT)
-        await pilot.press("1")
+        await pilot.press("2")
         await settle(app, pilot)
         assert not isinstance(app.screen, WhyScreen)
         assert app.chat.thresholds["full_tool_outputs"] == 54
@@ -76,6 +78,28 @@ async def test_number_key_applies_a_fix_and_the_fact_becomes_visible(make_app):
         assert str(app.chat.editor.query_one("#src-full_tool_outputs").render()) == "edited (why fix)"
 
 
+async def test_fix_1_keeps_the_fact_with_its_call(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await ask_why(app, pilot, FACT)
+        await pilot.press("1")
+        await settle(app, pilot)
+        assert app.chat.thresholds["max_tool_chars"] == 217_215
+        call, output = split(row_line(app, 2))[1], split(row_line(app, 3))[1]
+        assert "read_file:" in call and "read_file:" in output and "dropped" not in call + output
+
+
+async def test_fixes_found_at_a_past_call_say_they_hold_for_that_call_only(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.chat.show_call(50)
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, FACT)
+        assert "found at call 50: they hold for that call only (L: the whole chat)" in screen.list_text
+
+
 async def test_enter_on_a_highlighted_fix_applies_it(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -83,7 +107,7 @@ async def test_enter_on_a_highlighted_fix_applies_it(make_app):
         screen = await ask_why(app, pilot, FACT)
         options = screen.query_one("#why-list")
         assert str(options.highlighted_option.prompt).strip().startswith("[1]")  # lands on the first fix
-        await pilot.press("down", "enter")
+        await pilot.press("down", "down", "enter")
         await settle(app, pilot)
         assert app.chat.thresholds["max_tool_chars"] == 213_862 and app.chat.thresholds["full_tool_outputs"] == 10
         assert "✗1 " in summary(app)

@@ -61,9 +61,10 @@ def occurrence_text(o: Occurrence) -> str:
     )
 
 
-def fix_text(number: int, fix: Fix) -> str:
+def fix_text(number: int, fix: Fix, pair: bool = False) -> str:
     label = f"[{number}]" if number <= 9 else "   "
-    return f"    {label} {one_line(fix.describe(), 300)}"
+    kept = "keeps it with its call/output pair: " if pair else ""
+    return f"    {label} {kept}{one_line(fix.describe(), 300)}"
 
 
 @dataclass
@@ -268,9 +269,17 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
                         )
                     )
                 continue
-            for fix in report.fixes:
+            # first the changes that send the text with its call/output pair (the others would orphan one)
+            for fix, pair in [*((f, True) for f in report.pair_fixes), *((f, False) for f in report.fixes)]:
                 self.fixes.append((fix, o))
-                options.append(Option(Content(fix_text(len(self.fixes), fix)), id=f"fix:{len(self.fixes) - 1}"))
+                options.append(Option(Content(fix_text(len(self.fixes), fix, pair)), id=f"fix:{len(self.fixes) - 1}"))
+            if (report.fixes or report.pair_fixes) and self.call is not None:
+                options.append(
+                    Option(
+                        Content(f"    found at call {self.call}: they hold for that call only (L: the whole chat)"),
+                        disabled=True,
+                    )
+                )
             if report.fixes:
                 unused = report.keys_without_fix()
                 if unused:
