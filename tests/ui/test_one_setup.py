@@ -153,3 +153,24 @@ async def test_why_at_a_past_call_under_1_2_6_answers_for_that_call(make_app):
         screen = await ask_why(app, pilot, FACT)
         assert isinstance(screen, WhyScreen)
         assert "the model sees every one of them" in screen.list_text or "HIDDEN" not in screen.list_text
+
+
+async def test_an_open_why_traces_again_when_the_followed_chat_grows(make_app, tmp_path):
+    path = tmp_path / "live.chat"
+    path.write_bytes(DEMO_CHAT.read_bytes())
+    app = make_app(path, follow=True)
+    app.follow_every = 0.05
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, "retry budget")
+        assert "never occurs in the chat" in screen_text_of(app)
+        with path.open("a", encoding="utf-8") as out:
+            out.write("\nuser:\n\nwhat about the retry budget?\n")
+        await until(app, pilot, lambda: "1 occurrence(s)" in screen_text_of(app))
+        assert isinstance(app.screen, WhyScreen) and "VISIBLE" in app.screen.list_text
+
+
+def screen_text_of(app) -> str:
+    from .conftest import screen_text
+
+    return screen_text(app)

@@ -173,6 +173,7 @@ class ChatScreen(Screen[None]):
         self._follow_timer: Timer | None = None
         self._follow_worker: Worker[None] | None = None
         self._call_target: tuple[int | None, int | None] | None = None  # (call, message kept) asked, not shown
+        self._retrace_why = False  # a followed chat grew: an open why traces it again
 
     @property
     def host(self) -> Host:
@@ -1127,6 +1128,12 @@ class ChatScreen(Screen[None]):
         self._schedule_detail(0)
         self._schedule_strip(0)
         self.analysis_refresh()
+        if self._retrace_why:
+            self._retrace_why = False
+            why = self.app.screen
+            if isinstance(why, WhyScreen) and self.doc is not None:
+                doc = self.doc
+                why.retrace(doc.inspection, self.replanner(), doc.history, doc.call, doc.call_settings())
 
     def _tail(self) -> list[tuple[str, str]]:
         """The rows after the messages at a call: the response it produced, and what came later."""
@@ -1287,6 +1294,7 @@ class ChatScreen(Screen[None]):
         # the view keeps its place: the call on screen stays (its chat has not changed), the whole chat grows;
         # a cursor on the last row stays on the newest message
         number = None if call is None else min(call, len(update.history)) or None
+        self._retrace_why = True  # an open why traces the grown chat once it is on screen
         self.show_call(number, history=update.history)
         self.notify(update.message, title="Followed", markup=False, timeout=3)
 

@@ -89,6 +89,42 @@ class FixesFound(Message):
     total: int
 
 
+@dataclass(frozen=True)
+class Search:
+    """What one search traces, handed whole to its worker (the dialog's fields may change meanwhile)."""
+
+    text: str
+    regex: bool
+    ignore_case: bool
+    inspection: Inspection
+    replanner: Replanner
+    history: ChatHistory | None
+    settings: CallSettings | None
+
+
+def timelines(
+    asked: Search, history: ChatHistory, result: Trace, worker: Worker[None]
+) -> dict[int, tuple[str, int | None]]:
+    """Per occurrence's message, the sentence of its timeline and the call where it was last seen."""
+    from inspector.core.calls.timeline import occurrence_timeline
+    from inspector.core.present.timeline import sentence
+
+    whole = history.whole.chat.messages
+    mine = asked.inspection.chat.messages
+    out: dict[int, tuple[str, int | None]] = {}
+    for o in result.occurrences[:MAX_SHOWN]:
+        if worker.is_cancelled:
+            break
+        index = o.message
+        if index is None or index in out or index >= len(whole):
+            continue
+        if whole[index] is not mine[index] and whole[index].fields != mine[index].fields:
+            continue  # not the same message in the whole chat (a chat pre-processed differently)
+        line = occurrence_timeline(history, o, asked.settings)
+        out[index] = (sentence(history, line), line.last_seen)
+    return out
+
+
 class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
     """Dismisses with ApplyFix, JumpTo or None."""
 
@@ -152,47 +188,50 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
         self.say("tracing…")
         self.searching = True
         self.generation += 1
-        self.worker = self.search(self.text, self.regex, self.ignore_case, self.generation)
+        self.worker = self.search(
+            Search(
+                self.text, self.regex, self.ignore_case, self.inspection, self.replanner, self.history, self.settings
+            ),
+            self.generation,
+        )
+
+    def retrace(
+        self,
+        inspection: Inspection,
+        replanner: Replanner,
+        history: ChatHistory | None,
+        call: int | None,
+        settings: CallSettings | None,
+    ) -> None:
+        """The chat grew while the dialog was open (a followed file): trace the same text in the new chat."""
+        self.inspection, self.replanner, self.history = inspection, replanner, history
+        self.call, self.settings, self.timelines = call, settings, {}
+        self.start()
 
     @work(thread=True, exclusive=True, group="why", description="why", exit_on_error=False)
-    def search(self, text: str, regex: bool, ignore_case: bool, generation: int) -> None:
+    def search(self, asked: Search, generation: int) -> None:
         worker = get_current_worker()
         try:
-            result = trace(self.inspection, text, regex=regex, ignore_case=ignore_case, prompt=self.replanner.current())
+            result = trace(
+                asked.inspection,
+                asked.text,
+                regex=asked.regex,
+                ignore_case=asked.ignore_case,
+                prompt=asked.replanner.current(),
+            )
         except UsageError as exc:
             self.post_message(Traced(generation, None, str(exc)))
             return
         self.post_message(Traced(generation, result, None))
-        if self.history is not None and len(self.history):
-            self.post_message(TimelinesFound(generation, self._timelines(self.history, result, worker)))
+        if asked.history is not None and len(asked.history):
+            self.post_message(TimelinesFound(generation, timelines(asked, asked.history, result, worker)))
         hidden = [(i, o) for i, o in enumerate(result.occurrences[:MAX_SHOWN]) if not o.visible]
         for done, (position, occurrence) in enumerate(hidden, 1):
             try:
-                report = find_fixes(self.inspection, occurrence, self.replanner, lambda: worker.is_cancelled)
+                report = find_fixes(asked.inspection, occurrence, asked.replanner, lambda: worker.is_cancelled)
             except FixSearchCancelled:
                 return
             self.post_message(FixesFound(generation, position, report, done, len(hidden)))
-
-    def _timelines(
-        self, history: ChatHistory, result: Trace, worker: Worker[None]
-    ) -> dict[int, tuple[str, int | None]]:
-        from inspector.core.calls.timeline import occurrence_timeline
-        from inspector.core.present.timeline import sentence
-
-        whole = history.whole.chat.messages
-        mine = self.inspection.chat.messages
-        out: dict[int, tuple[str, int | None]] = {}
-        for o in result.occurrences[:MAX_SHOWN]:
-            if worker.is_cancelled:
-                break
-            index = o.message
-            if index is None or index in out or index >= len(whole):
-                continue
-            if whole[index] is not mine[index] and whole[index].fields != mine[index].fields:
-                continue  # not the same message in the whole chat (a chat pre-processed differently)
-            line = occurrence_timeline(history, o, self.settings)
-            out[index] = (sentence(history, line), line.last_seen)
-        return out
 
     @on(TimelinesFound)
     def _timelines_found(self, event: TimelinesFound) -> None:
