@@ -13,7 +13,7 @@ from inspector.ui.screens.audit import AuditScreen
 from inspector.ui.screens.why import WhyScreen
 from inspector.ui.widgets.summary import SummaryBar
 
-from .conftest import settle, until
+from .conftest import screen_text, settle, until
 from .test_why import FACT, ask_why
 
 DEMO_CHAT = Path(__file__).resolve().parents[2] / "inspector" / "demo" / "demo.chat"
@@ -162,15 +162,9 @@ async def test_an_open_why_traces_again_when_the_followed_chat_grows(make_app, t
     app.follow_every = 0.05
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        screen = await ask_why(app, pilot, "retry budget")
-        assert "never occurs in the chat" in screen_text_of(app)
+        await ask_why(app, pilot, "retry budget")
+        assert "never occurs in the chat" in screen_text(app)
         with path.open("a", encoding="utf-8") as out:
             out.write("\nuser:\n\nwhat about the retry budget?\n")
-        await until(app, pilot, lambda: "1 occurrence(s)" in screen_text_of(app))
+        await until(app, pilot, lambda: "1 occurrence(s)" in screen_text(app))
         assert isinstance(app.screen, WhyScreen) and "VISIBLE" in app.screen.list_text
-
-
-def screen_text_of(app) -> str:
-    from .conftest import screen_text
-
-    return screen_text(app)
