@@ -44,6 +44,12 @@ APP_ACTIONS = (
         "switch the scout-ai version whose prompt layer runs (seed, 1.2.6, 2.1)",
     ),
     Action("u", "reset_thresholds", "Reset", "reset thresholds, strategies and scout-ai version to the loaded ones"),
+    Action(
+        "ctrl+z",
+        "undo",
+        "Undo",
+        "undo the last change of the settings: an edit, a fix, a preset, reset, the strategies or the version",
+    ),
     Action("p", "presets", "Presets", "save or load a named threshold set"),
     Action(
         "K", "copy_settings", "Copy settings", "copy the settings in force as scout etc/config lines (key value prompt)"

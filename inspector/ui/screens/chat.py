@@ -90,6 +90,7 @@ if TYPE_CHECKING:
     from textual.screen import ScreenResultCallbackType
 
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
+UNDO_DEPTH = 200  # changes kept for ctrl+z
 CALL_TYPED = re.compile(r"c(?:all)?\s*([0-9]+)", re.IGNORECASE | re.ASCII)  # `g call 12`, `g c12`
 
 # what a finding does to the prompt, worst first: a role the model is sent by mistake, a chat that is
@@ -174,6 +175,9 @@ class ChatScreen(Screen[None]):
         self._follow_worker: Worker[None] | None = None
         self._call_target: tuple[int | None, int | None] | None = None  # (call, message kept) asked, not shown
         self._retrace_why = False  # a followed chat grew: an open why traces it again
+        self._undo: list[tuple[Settings, str | None]] = []  # settings (and version) before each change
+        self._undoing = False
+        self._typing: str | None = None  # the field the last remembered change was typed in
 
     @property
     def host(self) -> Host:
@@ -414,6 +418,7 @@ class ChatScreen(Screen[None]):
     ) -> None:
         """One value changed by the user (typed, or a fix applied from Why): editor, sources, re-plan."""
         wanted = self.settings
+        self._remember(key if typed else None)
         self.wanted = replace(wanted, thresholds=wanted.thresholds.with_value(key, value, Source.EDITED, where))
         if typed:
             # sources, and max_tool_outputs when it follows; the field being typed in keeps its text
@@ -434,11 +439,13 @@ class ChatScreen(Screen[None]):
     def set_strategies(self, strategies: str | None) -> None:
         if self.wanted is None:
             return
+        self._remember()
         self.wanted = replace(self.wanted, strategies=strategies)
         self.show_editor_with_plan()
         self.schedule_replan(0)
 
     def apply_thresholds(self, thresholds: Thresholds, strategies: str | None, delay: float = 0) -> None:
+        self._remember()
         self.wanted = Settings(thresholds, strategies)
         self.show_editor_with_plan()
         self.schedule_replan(delay)
@@ -810,12 +817,50 @@ class ChatScreen(Screen[None]):
         """Plan under scout-ai version ``name`` (None: inferred) from now on: the chat on screen, every call,
         a reload and the follow all take it (new values: workers holding the old ones plan those unchanged)."""
         doc = self.document
+        self._remember()
         history = doc.history.with_setup(doc.history.setup.with_version(name))
         self.doc = replace(doc, history=history, inspection=doc.inspection.with_version(name))
         if self.follower is not None:
             self.follower.history = history
         self.show_editor_with_plan()
         self.schedule_replan(0)
+
+    # -- undo: every change of the settings, the version with them ---------------------------
+    def _remember(self, typing: str | None = None) -> None:
+        """Keep the settings in force before a change (keys typed in one field are one change)."""
+        if self._undoing or self.wanted is None:
+            return
+        if typing is not None and typing == self._typing:
+            return  # the same field typed in again: one step back undoes the whole value
+        self._typing = typing
+        entry = (self.wanted, self.scout_version)
+        if not self._undo or self._undo[-1] != entry:
+            self._undo.append(entry)
+            del self._undo[:-UNDO_DEPTH]
+
+    def action_undo(self) -> None:
+        if not self._undo:
+            self.notify("nothing to undo", severity="information")
+            return
+        settings, version = self._undo.pop()
+        before, was = self.settings, self.scout_version
+        self._undoing, self._typing = True, None
+        try:
+            if version != was:
+                self.switch_version(version)
+            self.apply_thresholds(settings.thresholds, settings.strategies)
+        finally:
+            self._undoing = False
+        back = [
+            f"{k} {settings.thresholds.setting(k):,}"
+            for k in SETTING_KEYS
+            if settings.thresholds.setting(k) != before.thresholds.setting(k)
+        ]
+        if settings.strategies != before.strategies:
+            back.append(f"strategies {settings.strategies or CHAT_CHOICE}")
+        if version != was:
+            back.append(f"scout-ai version {version or 'as inferred'}")
+        self.notify("undone: " + (", ".join(back) or "the settings before"), markup=False)
 
     @property
     def scout_version(self) -> str | None:

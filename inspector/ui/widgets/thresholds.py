@@ -50,11 +50,37 @@ def parse_value(text: str, key: str = "") -> int | float | None:
     return ruby_to_i(text)  # any length: no ValueError past Python's 4,300-digit limit
 
 
+STEPS = {"up": 1, "down": -1, "shift+up": 10, "shift+down": -10}  # ↑/↓ step the value, shift: x10
+
+
 class ThresholdField(BurstInput):
-    """A threshold's text field: digits only, so ``t`` is free to close the editor (help says so)."""
+    """A threshold's text field: digits only, so ``t`` is free to close the editor (help says so).
+    ↑/↓ step the value by one (a ratio by 0.1), shift+↑/↓ by ten, in the order typed."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return key != "t" and super().check_consume_key(key, character)
+
+    @on(events.Key)
+    def _stepping_key(self, event: events.Key) -> None:
+        step = STEPS.get(event.key)
+        if step is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self.step(step)
+
+    def step(self, step: int) -> None:
+        """The value ``step`` units up or down (never below zero); an unreadable value is left alone."""
+        key = (self.id or "")[3:]
+        value = parse_value(self.value, key)
+        if value is None:
+            return
+        if key in FLOAT_KEYS:
+            stepped: int | float = max(0.0, round(float(value) + step / 10, 10))
+        else:
+            stepped = max(0, int(value) + step)
+        self.value = str(stepped)
+        self.cursor_position = len(self.value)
 
 
 class ThresholdEditor(VerticalScroll):

@@ -1,0 +1,79 @@
+"""Tuning by keys: ↑/↓ step the focused value (shift: x10) and re-plan; ctrl+z undoes every change."""
+
+from __future__ import annotations
+
+from inspector.ui.widgets.summary import SummaryBar
+
+from .conftest import settle
+
+
+def summary(app) -> str:
+    return str(app.query_one(SummaryBar).render())
+
+
+async def test_arrows_step_the_focused_value_and_replan(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        field = app.chat.editor.query_one("#th-full_tool_outputs")
+        field.focus()
+        await pilot.pause()
+        await pilot.press("up")
+        await settle(app, pilot, app.debounce + 0.05)
+        assert field.value == "11" and app.chat.document.thresholds["full_tool_outputs"] == 11
+        await pilot.press("shift+up", "shift+up", "down")
+        await settle(app, pilot, app.debounce + 0.05)
+        assert field.value == "30" and app.chat.document.thresholds["full_tool_outputs"] == 30
+        for _ in range(4):
+            await pilot.press("shift+down")
+        await settle(app, pilot, app.debounce + 0.05)
+        assert field.value == "0" and app.chat.document.thresholds["full_tool_outputs"] == 0  # never below zero
+
+
+async def test_ctrl_z_undoes_edits_fixes_strategies_and_versions_in_turn(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        assert "116 -> 90 sent" in summary(app)
+        app.chat.set_threshold("full_tool_outputs", 54, "why fix", delay=0)
+        await settle(app, pilot)
+        await pilot.press("s")  # strategies: none
+        await settle(app, pilot)
+        await pilot.press("V")  # scout-ai version 1.2.6
+        await settle(app, pilot)
+        assert app.chat.scout_version == "1.2.6"
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert app.chat.scout_version is None and app.notices[-1] == "undone: scout-ai version as inferred"
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert app.chat.strategies is None and app.chat.document.thresholds["full_tool_outputs"] == 54
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert app.chat.document.thresholds["full_tool_outputs"] == 10 and "116 -> 90 sent" in summary(app)
+        assert app.notices[-1] == "undone: full_tool_outputs 10"
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert app.notices[-1] == "nothing to undo"
+
+
+async def test_keys_typed_in_one_field_are_one_step_back(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        field = app.chat.editor.query_one("#th-max_tool_chars")
+        field.focus()
+        await pilot.pause()
+        await pilot.press("end", *["backspace"] * 6, *"50000")
+        await settle(app, pilot, app.debounce + 0.05)
+        assert app.chat.document.thresholds["max_tool_chars"] == 50_000
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert app.chat.document.thresholds["max_tool_chars"] == 100_000
+        assert app.chat.editor.query_one("#th-max_tool_chars").value == "100000"
