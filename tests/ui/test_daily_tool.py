@@ -118,9 +118,9 @@ async def test_s_cycles_without_two_stops_that_read_shorten_tools(make_app):
             await settle(app, pilot)
             seen.append(app.notices[-1])
         assert seen[0] == "strategies: none"
-        assert seen[-1] == "strategies: shorten_tools (the chat's choice)"
+        assert seen[-1] == "strategies: shorten_tools (default)"
         assert "strategies: shorten_tools" not in seen and len(set(seen)) == len(seen)
-        assert "strategies shorten_tools (chat's choice)" in str(app.query_one("#summary").render())
+        assert "strategies shorten_tools (default)" in str(app.query_one("#summary").render())
 
 
 async def test_a_search_without_match_leaves_no_stale_status(make_app):

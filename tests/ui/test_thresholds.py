@@ -86,7 +86,7 @@ async def test_strategy_list_is_switchable(make_app):
     app = make_app()
     async with app.run_test(size=(139, 50)) as pilot:
         await settle(app, pilot)
-        assert "strategies shorten_tools (chat's choice)" in summary(app)
+        assert "strategies shorten_tools (default)" in summary(app)
         await pilot.press("s")  # the chat's choice is shorten_tools: s goes straight on to none
         await settle(app, pilot)
         assert app.chat.strategies == "none"

@@ -77,3 +77,17 @@ async def test_keys_typed_in_one_field_are_one_step_back(make_app):
         await settle(app, pilot)
         assert app.chat.document.thresholds["max_tool_chars"] == 100_000
         assert app.chat.editor.query_one("#th-max_tool_chars").value == "100000"
+
+
+async def test_the_header_says_chat_s_choice_only_when_the_chat_chose(make_app, tmp_path):
+    chat = tmp_path / "chose.chat"
+    # an option after the last assistant message chooses the strategies (scout-ai resets it at each answer)
+    chat.write_text("user: q\nassistant: a\noption: prompt_strategies none\nuser: again\n", encoding="utf-8")
+    app = make_app(chat)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        assert "strategies none (chat's choice)" in summary(app)
+    app = make_app()  # the sample chooses nothing: scout-ai's default runs
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(app, pilot)
+        assert "strategies shorten_tools (default)" in summary(app)

@@ -567,7 +567,7 @@ class ChatScreen(Screen[None]):
     def _show_summary(self) -> None:
         doc = self.document
         chat, prompt = doc.inspection.chat, doc.prompt
-        strategies = prompt.strategy_label + (" (chat's choice)" if doc.strategies is None else "")
+        strategies = prompt.strategy_label + self._strategies_origin(doc)
         self.query_one(SummaryBar).show(self.call_label(), chat.format, strategies, doc.totals, prompt.version)
         lines, error = [], False
         if prompt.error is not None:
@@ -580,6 +580,19 @@ class ChatScreen(Screen[None]):
             lines.append(f"threshold warning: {warnings[0]} (i for all)")
         self.query_one(Banner).show_lines(lines, error)
         self._show_status()
+
+    @staticmethod
+    def _strategies_origin(doc: Document) -> str:
+        """Where the strategy list in force came from, when the user did not pick it: "(chat's choice)" only
+        when the chat chose."""
+        if doc.strategies is not None:
+            return ""
+        inspection = doc.inspection
+        if inspection.chat.strategies is not None:
+            return " (chat's choice)"
+        if inspection.version.strategies_from_config and inspection.config_strategies is not None:
+            return " (scout config)"
+        return " (default)"
 
     def _show_status(self) -> None:
         view = self.view
@@ -799,7 +812,9 @@ class ChatScreen(Screen[None]):
         choices = [c for c in self.strategy_choices if c != chat or current == chat]
         following = choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
         self.set_strategies(None if following == CHAT_CHOICE else following)
-        shown = f"{chat} (the chat's choice)" if following == CHAT_CHOICE else following
+        shown = (
+            f"{chat} ({self._strategies_origin(self.document).strip(' ()')})" if following == CHAT_CHOICE else following
+        )
         self.notify(f"strategies: {shown}", markup=False)
 
     def action_cycle_version(self) -> None:
