@@ -567,7 +567,8 @@ class ChatScreen(Screen[None]):
     def _show_summary(self) -> None:
         doc = self.document
         chat, prompt = doc.inspection.chat, doc.prompt
-        strategies = prompt.strategy_label + self._strategies_origin(doc)
+        origin = "" if doc.strategies is not None else f" ({self._unpicked_origin(doc.inspection)})"
+        strategies = prompt.strategy_label + origin
         self.query_one(SummaryBar).show(self.call_label(), chat.format, strategies, doc.totals, prompt.version)
         lines, error = [], False
         if prompt.error is not None:
@@ -582,17 +583,14 @@ class ChatScreen(Screen[None]):
         self._show_status()
 
     @staticmethod
-    def _strategies_origin(doc: Document) -> str:
-        """Where the strategy list in force came from, when the user did not pick it: "(chat's choice)" only
-        when the chat chose."""
-        if doc.strategies is not None:
-            return ""
-        inspection = doc.inspection
+    def _unpicked_origin(inspection: Inspection) -> str:
+        """Where the strategy list comes from when the user picks none: "chat's choice" only when the chat
+        chose; "scout config" (2.x: the config or PROMPT_STRATEGY); else the version's "default"."""
         if inspection.chat.strategies is not None:
-            return " (chat's choice)"
+            return "chat's choice"
         if inspection.version.strategies_from_config and inspection.config_strategies is not None:
-            return " (scout config)"
-        return " (default)"
+            return "scout config"
+        return "default"
 
     def _show_status(self) -> None:
         view = self.view
@@ -812,9 +810,8 @@ class ChatScreen(Screen[None]):
         choices = [c for c in self.strategy_choices if c != chat or current == chat]
         following = choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
         self.set_strategies(None if following == CHAT_CHOICE else following)
-        shown = (
-            f"{chat} ({self._strategies_origin(self.document).strip(' ()')})" if following == CHAT_CHOICE else following
-        )
+        origin = self._unpicked_origin(self.document.inspection)
+        shown = f"{chat} ({origin})" if following == CHAT_CHOICE else following
         self.notify(f"strategies: {shown}", markup=False)
 
     def action_cycle_version(self) -> None:
