@@ -217,6 +217,7 @@ HEADLESS_RUNS = [
     ["why", str(SAMPLE), "reconnect_backoff_ms"],
     ["sweep", str(SAMPLE), "--vary", "max_tool_chars=1000:3000:1000"],
     ["diff", str(SAMPLE), "--a", "max_tool_chars=1000", "--b", "max_tool_chars=2000"],
+    ["corpus", str(SAMPLE), "--vary", "max_tool_chars=1000:3000:1000", "--probe", "x", "--jobs", "1"],
 ]
 
 

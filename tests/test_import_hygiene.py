@@ -165,6 +165,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("inspection", ("inspector.core.setup", "inspector.core.inspection")),
     ("analysis", ("inspector.core.analysis",)),
     ("calls", ("inspector.core.calls",)),
+    ("corpus", ("inspector.core.corpus",)),
     ("present", ("inspector.core.present",)),
     ("api", ("inspector.core",)),  # the public names, imported when first used
     ("ui", ("inspector.ui",)),

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 # each command module has add_parser(sub, common) and run(args, inspection); a command imports only
 # its own module (and what that needs), so `prepare` does not pay for the analyses' imports
 INSPECTING = ("prepare", "explain", "why", "sweep", "diff")
-COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff", "calls")
+COMMANDS = ("prepare", "explain", "thresholds", "why", "sweep", "diff", "calls", "corpus")
 
 
 class Command(Protocol):
@@ -244,8 +244,8 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         overrides = parse_assignments(args.sets)
         _check_arguments(args)
-        if args.command == "thresholds":
-            return command_module("thresholds").run(args, overrides, config_files(args))
+        if args.command in ("thresholds", "corpus"):
+            return command_module(args.command).run(args, overrides, config_files(args))
         from inspector.core.inspection import open_inspection
         from inspector.core.setup import ChatSource, Setup
 

@@ -4,8 +4,9 @@ Each finding names the messages involved (explain's `#` and the prompt index), s
 CLI can list them and the app can jump to them. The patterns:
 
 * repeated_call: the agent made a call it had already made (same tool, same
-  arguments) while the earlier result was dropped or truncated in the prompt it saw
-  at that moment (the chat up to the repeat, re-planned), a sign it forgot;
+  arguments, equal as parsed JSON) while no earlier result of it was sent in full in the
+  prompt it saw at that moment (the chat up to the repeat, re-planned), a sign it forgot:
+  ``analysis.refetch``'s rule, the one ``corpus`` counts as refetches;
 * call_without_output / output_without_call: one half of a call/output pair is sent
   and the other dropped, so the model sees a question without its answer or the reverse;
 * cut_error: a truncated output whose cut removed the end of an error message or a
@@ -18,12 +19,13 @@ CLI can list them and the app can jump to them. The patterns:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from inspector.core.analysis.refetch import refetched, repeats, tool_pairs
 from inspector.core.analysis.visibility import kept_ranges
 from inspector.core.inspection import Inspection
 from inspector.core.numbering import RowNumbers
@@ -33,7 +35,7 @@ from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
 from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
-from inspector.core.scout.tool_facts import CALL, OUTPUT, tool_identity
+from inspector.core.scout.tool_facts import OUTPUT, tool_identity
 
 PREFIX_REPLANS = 400  # repeated calls checked against the prompt of their time; later ones use the final prompt
 REMOVING_STEPS = ("clear", "previous_response_id")
@@ -64,53 +66,12 @@ class AuditFinding:
 
 
 class _Tools:
-    """Tool calls and outputs with their names, ids, arguments and pairing."""
+    """Tool calls and outputs with their names, ids, arguments and pairing (``refetch.tool_pairs``)."""
 
     def __init__(self, inspection: Inspection):
-        facts = inspection.facts
-        self.calls: list[int] = []
-        self.outputs: list[int] = []
-        self.identity: dict[int, tuple[object, object]] = {}
-        self.arguments: dict[int, str] = {}
-        for p in range(len(facts.order) - 1, -1, -1):  # oldest first
-            index, kind, parsed = facts.order[p], facts.kinds[p], facts.parsed[p]
-            if kind not in (CALL, OUTPUT):
-                continue
-            self.identity[index] = tool_identity(parsed)
-            if kind == CALL:
-                self.calls.append(index)
-                self.arguments[index] = _canonical(parsed.get("arguments"))
-            else:
-                self.outputs.append(index)
-        self.output_of: dict[int, int] = {}
-        self.call_of: dict[int, int] = {}
-        waiting: dict[str | None, list[int]] = {}
-        events = sorted([(i, CALL) for i in self.calls] + [(i, OUTPUT) for i in self.outputs])
-        last_call = None
-        for index, kind in events:
-            raw_id = self.identity[index][1]
-            # an id can be any JSON value (objects and arrays are unhashable): pair by its canonical text
-            ident = None if raw_id is None else _canonical(raw_id)
-            if kind == CALL:
-                waiting.setdefault(ident, []).append(index)
-                last_call = index
-                continue
-            queue = waiting.get(ident) if ident is not None else None
-            if queue:
-                call = queue.pop(0)
-            elif ident is None and last_call is not None and last_call not in self.output_of:
-                call = last_call  # no ids: an output answers the call just before it
-            else:
-                continue
-            self.output_of[call] = index
-            self.call_of[index] = call
-
-
-def _canonical(arguments: Any) -> str:
-    try:
-        return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return repr(arguments)
+        self.pairs = pairs = tool_pairs(inspection.facts)
+        self.calls, self.outputs, self.identity = list(pairs.calls), list(pairs.outputs), pairs.identity
+        self.output_of, self.call_of = pairs.output_of, pairs.call_of
 
 
 def _batch_start(messages: Any, index: int) -> int:
@@ -121,8 +82,8 @@ def _batch_start(messages: Any, index: int) -> int:
 
 
 SentBefore = Callable[[int, int], "d.Tier | None"]
-"""(start, index) -> the tier of message ``index`` in the prompt of the model call whose response starts at
-message ``start`` (None: nothing was sent, scout-ai raised), planned exactly as that call was (calls layer:
+"""(message, index) -> the tier of message ``index`` in the prompt of the model call whose response holds
+``message`` (None: nothing was sent, scout-ai raised), planned exactly as that call was (calls layer:
 ``timeline.tiers_before_calls``)."""
 
 
@@ -152,30 +113,24 @@ def _name(tools: _Tools, index: int) -> str:
 def _repeated_calls(
     inspection: Inspection, prompt: Prompt, tools: _Tools, numbers: RowNumbers, sent_before: SentBefore | None
 ) -> list[AuditFinding]:
+    """The refetch rule (``analysis.refetch``): a repeated call none of whose earlier outputs (written before
+    it) is sent in full in the prompt of the call holding it. With ``sent_before`` every call's prompt is the
+    one it was sent; without, the chat's messages before the repeat are re-planned (the first
+    ``PREFIX_REPLANS`` responses; later ones are judged in the final prompt)."""
     row = numbers.row_of_message  # texts number messages like the # column
     messages = inspection.chat.messages
     spec = parse_spec(inspection.strategy_spec, inspection.version.default, validate=False)
     values = inspection.thresholds.as_tuple()
-    seen: dict[tuple[Any, ...], int] = {}
     prefix_prompts: dict[int, Prompt] = {}
     out = []
-    for call in tools.calls:
-        # a name can be any JSON value (an object is unhashable): compare names by their canonical text
-        key = (_canonical(tools.identity[call][0]), tools.arguments[call])
-        earlier = seen.get(key)
-        seen[key] = call
-        if earlier is None:
-            continue
-        answer = tools.output_of.get(earlier)
-        if answer is None or answer > call:
-            continue
-        start = _batch_start(messages, call)
+    for repeat in repeats(tools.pairs):
+        call = repeat.call
         when = "in the prompt it was sent before the repeat"
-        tier: d.Tier | None
-        if sent_before is not None and len(prefix_prompts) < PREFIX_REPLANS:
-            prefix_prompts.setdefault(start, prompt)  # counts the calls planned
-            tier = sent_before(start, answer)  # what the model was sent when it decided to repeat itself
+        tier_of: Callable[[int], d.Tier | None]
+        if sent_before is not None:
+            tier_of = partial(sent_before, call)  # what the model was sent when it decided to repeat itself
         else:
+            start = _batch_start(messages, call)
             then = prefix_prompts.get(start)
             if then is None and len(prefix_prompts) < PREFIX_REPLANS:
                 then = prepare_prompt(
@@ -187,22 +142,33 @@ def _repeated_calls(
                     increment_settings=IncrementSettings.of(inspection.thresholds),
                 )
                 prefix_prompts[start] = then
-            when = "in the prompt it was sent before the repeat" if then is not None else "in the final prompt"
-            tier = (then or prompt).tier_of(answer) if (then is None or then.error is None) else None
-        if tier not in (d.DROPPED, d.TRUNCATED):
+            if then is None:
+                when = "in the final prompt"
+            plan = then or prompt
+            tier_of = partial(_tier_or_none, plan)
+        earlier, answer = repeat.newest
+        tier = tier_of(answer)
+        if tier is None:
+            continue  # scout-ai raises on that prompt: nothing is sent, no call is made (an error, not a refetch)
+        if not refetched(repeat, lambda index, tier_of=tier_of: tier_of(index) == d.FULL):  # type: ignore[misc]
             continue
+        what = f"was {tier}"
         involved = (earlier, answer, call)
         out.append(
             AuditFinding(
                 "repeated_call",
                 f"message #{row(call)} repeats the {_name(tools, call)} call of message #{row(earlier)} with the same "
-                f"arguments; the earlier result (message #{row(answer)}) was {tier} {when}",
+                f"arguments; the earlier result (message #{row(answer)}) {what} {when}",
                 tuple(numbers.row_of_message(i) for i in involved),
                 involved,
                 inspection.chat.line_of(call),
             )
         )
     return out
+
+
+def _tier_or_none(prompt: Prompt, index: int) -> d.Tier | None:
+    return None if prompt.error is not None else prompt.tier_of(index)
 
 
 def _sent(prompt: Prompt, index: int) -> bool:

@@ -290,24 +290,32 @@ class ChatHistory:
         from the whole chat's tool facts (``prefix_counts``) without building the chat or its prompt (the
         calls table of a 20,000-message chat: seconds instead of a minute); else from the full prompt.
         """
-        if self._counts_fast is None:
-            plan = self.whole.prompt().plan
-            self._counts_fast = isinstance(plan, ShortenToolsPlan) and plan.facts is self.whole.facts is not None
-        call = self.call(number)
-        if self._counts_fast:
-            count = None
-            if self.whole.chat.format != scout_chat.NAME or call.line is None:
-                count = call.start  # the message list cut (cut_list): its first messages, the same config
-            elif self.plain and self.marked is not None:
-                parsed = self.marked.cut(call.line)
-                count = plain_count(self, call, parsed) if parsed is not None else None
-            if count is not None:
-                facts = self.whole.facts
-                assert facts is not None
-                return prefix_counts(facts, count, self.whole.thresholds.as_tuple())
+        count = self.prefix_count(number) if self.counts_fast else None
+        if count is not None:
+            return prefix_counts(self.whole.facts, count, self.whole.thresholds.as_tuple())
         prompt = self.at(number).prompt()
         totals = prompt.totals()
         return PrefixCounts(prompt.tier_counts(), totals.visible_messages, totals.chars_after, prompt.error)
+
+    @property
+    def counts_fast(self) -> bool:
+        """The whole chat plans as plain shorten_tools on its own tool facts: a chat that is its first messages
+        (``prefix_count``) plans as ``prefix_counts`` / ``timeline.tier_in_prefix`` on those facts."""
+        if self._counts_fast is None:
+            plan = self.whole.prompt().plan
+            self._counts_fast = isinstance(plan, ShortenToolsPlan) and plan.facts is self.whole.facts is not None
+        return self._counts_fast
+
+    def prefix_count(self, number: int) -> int | None:
+        """How many of the whole chat's first messages the chat at call ``number`` is, with the whole chat's
+        config (None: it is not such a prefix; plan ``at(number)``)."""
+        call = self.call(number)
+        if self.whole.chat.format != scout_chat.NAME or call.line is None:
+            return call.start  # the message list cut (cut_list): its first messages, the same config
+        if self.plain and self.marked is not None:
+            parsed = self.marked.cut(call.line)
+            return plain_count(self, call, parsed) if parsed is not None else None
+        return None
 
     def at(self, number: int) -> Inspection:
         """The inspection of the chat as it stood just before call ``number``."""

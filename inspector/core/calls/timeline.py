@@ -215,16 +215,21 @@ def index_at(history: ChatHistory, number: int, index: int) -> int | None:
 def tiers_before_calls(
     history: ChatHistory, settings: CallSettings | None = None
 ) -> Callable[[int, int], d.Tier | None]:
-    """For the audit: (start, index) -> the tier of message ``index`` of the whole chat in the prompt of the
-    call whose response starts at message ``start``, planned as that call was (its own chat's config lines,
-    unless ``settings`` says otherwise); None when scout-ai raises there or no call starts there."""
+    """For the audit: (message, index) -> the tier of message ``index`` of the whole chat in the prompt of the
+    call whose response holds message ``message``, planned as that call was (its own chat's config lines,
+    unless ``settings`` says otherwise); None when scout-ai raises there or no call holds it. Under plain
+    shorten_tools the tier is read from the whole chat's tool facts (``tier_in_prefix``), without a plan."""
     settings = settings or CallSettings()
-    messages = history.whole.chat.messages
+    numbers = call_numbers(history)
+    walker = _fast_walker(history, settings)
 
     def tier(start: int, index: int) -> d.Tier | None:
-        number = history.call_of(messages[start])
+        number = numbers.get(start)
         if number is None:
             return None
+        if walker is not None:
+            found, raises = walker[0](number, index)
+            return None if raises else d.Tier(found)
         prompt = history.at(number).prompt(settings.thresholds, settings.strategies)
         at = index_at(history, number, index)
         if prompt.error is not None or at is None:
@@ -234,32 +239,12 @@ def tiers_before_calls(
     return tier
 
 
-@dataclass(frozen=True, slots=True)
-class TierChange:
-    """A message whose tier at a call differs from its tier at the call before."""
-
-    index: int  # in the chat at the call
-    before: str  # its tier at the call before
-    after: str
-    decision: d.Decision  # at the call: the rule that fired, with its counters
-
-
-def changes_since_previous(history: ChatHistory, number: int, settings: CallSettings | None = None) -> list[TierChange]:
-    """The messages of the chat before call ``number`` whose tier differs from the call before (the
-    messages both chats hold, by identity; a chat re-read at each call compares by content)."""
-    if number <= 1:
-        return []
-    settings = settings or CallSettings()
-    now, then = history.at(number), history.at(number - 1)
-    now_prompt = now.prompt(settings.thresholds, settings.strategies)
-    then_prompt = then.prompt(settings.thresholds, settings.strategies)
-    out = []
-    for k, (a, b) in enumerate(zip(then.chat.messages, now.chat.messages)):
-        if a is not b and a.fields != b.fields:
-            break  # pre-processing took something back: the rest is not the same message
-        before, after = then_prompt.tier_of(k), now_prompt.tier_of(k)
-        if before != after:
-            out.append(TierChange(k, before, after, now_prompt.decision(k)))
+def call_numbers(history: ChatHistory) -> dict[int, int]:
+    """Each message of the whole chat that belongs to a call's response -> that call's number."""
+    out: dict[int, int] = {}
+    for call in history.calls:
+        for index in history.response_indices(call.number):
+            out[index] = call.number
     return out
 
 

@@ -1,0 +1,145 @@
+"""The refetch rule: a model call that repeats a tool call whose result its prompt no longer held in full.
+
+One rule, used by ``explain --audit`` (its repeated-call finding) and by ``corpus`` (the refetch metric):
+
+    a call's response contains a tool call with the same name and the same arguments (equal as parsed
+    JSON: key order does not matter) as a tool call made earlier in the chat that has an output before
+    this call, and none of those earlier outputs is sent in full in this call's prompt. One per such
+    repeated tool call. (A call on whose prompt scout-ai raises sends nothing: an error, not a refetch.)
+
+"Equal as parsed JSON" compares the ``name`` and ``arguments`` values of the parsed ``function_call``
+content structurally: objects by their members whatever the order, arrays element by element, numbers by
+value (``1`` and ``1.0`` are one number), ``true``/``false``/``null`` and strings as themselves. A missing
+``arguments`` is not ``null``, ``{}`` or ``false`` (scout-ai's own dedup for its epoch windows treats
+those alike; this metric does not). A string of arguments is compared as the string it is (the loaders of
+the OpenAI formats already parse JSON-string arguments).
+
+The candidates (which tool calls repeat which, and the outputs before them) do not depend on the
+thresholds: they are found once per chat (``repeats``), and each plan only says which outputs it sends
+in full (``refetched``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.core.scout.tool_facts import CALL, OUTPUT, ToolFacts, tool_identity
+
+MISSING: Hashable = ("missing",)  # a call without an "arguments" member
+
+
+def json_key(value: Any) -> Hashable:
+    """A hashable key equal for two parsed JSON values exactly when they are equal as JSON."""
+    if isinstance(value, bool):
+        return ("b", value)  # before int: True is not the number 1
+    if value is None:
+        return ("n",)
+    if isinstance(value, int | float):
+        return ("#", value)  # 1 == 1.0, and their hashes agree
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, dict):
+        return ("o", frozenset((str(k), json_key(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return ("a", tuple(json_key(v) for v in value))
+    return ("?", repr(value))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPairs:
+    """A chat's tool calls and outputs (message indices, oldest first), each call's key and its output."""
+
+    calls: tuple[int, ...]
+    outputs: tuple[int, ...]
+    identity: dict[int, tuple[object, object]]  # message -> (name, id) as stored
+    keys: dict[int, Hashable]  # call -> the (name, arguments) key, equal as parsed JSON
+    output_of: dict[int, int]  # call -> the output answering it
+    call_of: dict[int, int]  # output -> its call
+
+
+def tool_pairs(facts: ToolFacts) -> ToolPairs:
+    """The calls and outputs of the chat ``facts`` were built from, paired by id (an output without an id
+    answers the call just before it)."""
+    calls: list[int] = []
+    outputs: list[int] = []
+    identity: dict[int, tuple[object, object]] = {}
+    keys: dict[int, Hashable] = {}
+    for p in range(len(facts.order) - 1, -1, -1):  # oldest first
+        index, kind = facts.order[p], facts.kinds[p]
+        if kind not in (CALL, OUTPUT):
+            continue
+        parsed = facts.parsed[p]
+        identity[index] = tool_identity(parsed)
+        if kind == CALL:
+            calls.append(index)
+            arguments = parsed.get("arguments", MISSING) if isinstance(parsed, dict) else MISSING
+            keys[index] = (json_key(identity[index][0]), arguments if arguments is MISSING else json_key(arguments))
+        else:
+            outputs.append(index)
+    output_of: dict[int, int] = {}
+    call_of: dict[int, int] = {}
+    waiting: dict[Hashable, list[int]] = {}
+    events = sorted([(i, CALL) for i in calls] + [(i, OUTPUT) for i in outputs])
+    last_call = None
+    for index, kind in events:
+        raw_id = identity[index][1]
+        ident = None if raw_id is None else json_key(raw_id)  # an id can be any JSON value
+        if kind == CALL:
+            waiting.setdefault(ident, []).append(index)
+            last_call = index
+            continue
+        queue = waiting.get(ident) if ident is not None else None
+        if queue:
+            call = queue.pop(0)
+        elif ident is None and last_call is not None and last_call not in output_of:
+            call = last_call  # no ids: an output answers the call just before it
+        else:
+            continue
+        output_of[call] = index
+        call_of[index] = call
+    return ToolPairs(tuple(calls), tuple(outputs), identity, keys, output_of, call_of)
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """A tool call (``call``) equal to earlier ones whose outputs were written before it.
+
+    ``earlier``: those earlier calls, oldest first; ``outputs``: their outputs, in the same order. Only
+    response messages stand between a call's response start and the call itself, so "an output before
+    this call" is an output whose index is below ``call``.
+    """
+
+    call: int
+    earlier: tuple[int, ...]
+    outputs: tuple[int, ...]
+
+    @property
+    def newest(self) -> tuple[int, int]:
+        """The newest earlier call and its output (what a finding names)."""
+        return self.earlier[-1], self.outputs[-1]
+
+
+def repeats(pairs: ToolPairs) -> list[Repeat]:
+    """Every tool call that repeats an earlier one with an output before it, oldest first."""
+    seen: dict[Hashable, list[int]] = {}
+    out: list[Repeat] = []
+    for call in pairs.calls:
+        key = pairs.keys[call]
+        before = seen.setdefault(key, [])
+        earlier = [e for e in before if (o := pairs.output_of.get(e)) is not None and o < call]
+        if earlier:
+            out.append(Repeat(call, tuple(earlier), tuple(pairs.output_of[e] for e in earlier)))
+        before.append(call)
+    return out
+
+
+def refetched(repeat: Repeat, sent_full: Callable[[int], bool]) -> bool:
+    """The rule: none of the earlier outputs is sent in full in the prompt of the call holding the repeat.
+
+    ``sent_full(index)``: whether that prompt sends message ``index`` whole. A call on whose prompt scout-ai
+    raises is not asked about: nothing is sent and no call is made, which counts as an error, not a
+    refetch. The newest output is asked first: it is the one most often kept.
+    """
+    return not any(sent_full(o) for o in reversed(repeat.outputs))
