@@ -326,3 +326,26 @@ def test_a_message_timeline_stops_when_cancelled(tmp_path):
     asked = []
     cut = message_tiers(history, 0, lambda: asked.append(1) or len(asked) > 1)
     assert len(asked) == 2 and cut.tiers == whole.tiers[:511] and cut.visible == whole.visible[:511]
+
+
+@pytest.mark.parametrize("seed", seeds(24, quick=6))
+def test_prefix_counts_in_closed_form_equal_the_walk(seed):
+    """The running-sums reading of the middle band gives what the message-by-message walk gives, at every
+    prefix and under thresholds that put the band anywhere (traps: messages whose shortening raises)."""
+    import random
+
+    import chatgen
+
+    from inspector.core.model import Message
+    from inspector.core.scout.strategies.shorten_tools import prefix_counts
+    from inspector.core.scout.tool_facts import ToolFacts
+
+    rng = random.Random(seed)
+    messages = [Message(dict(m)) for m in chatgen.chat(seed, messages=90, traps=seed % 2 == 0)]
+    closed, walked = ToolFacts(messages), ToolFacts(messages)
+    for _ in range(6):
+        values = (rng.randint(0, 6), rng.randint(0, 12), rng.randint(0, 15), rng.randint(0, 15), rng.randint(0, 9000))
+        for count in range(len(messages) + 1):
+            a = prefix_counts(closed, count, values)
+            b = prefix_counts(walked, count, values, closed=False)
+            assert (a.counts, a.visible, a.chars_after, a.error) == (b.counts, b.visible, b.chars_after, b.error)

@@ -145,6 +145,7 @@ class _Scorer:
         self.whole = whole
         self.setups = [s.setup(job.setup) for s in job.settings]
         self._thresholds: dict[tuple[int, object], Thresholds] = {}
+        self._values: list[tuple[int, int, int, int, int]] | None = None  # per setting, on the fast path
         self.tallies = [_Tally(len(job.probes)) for _ in job.settings]
         numbers = call_numbers(history)
         self.repeats: dict[int, list[Repeat]] = {}
@@ -202,8 +203,10 @@ class _Scorer:
 
     def _fast_call(self, number: int, count: int) -> None:
         facts, whole = self.facts, self.whole
+        if self._values is None:  # the whole chat's config lines: the same values at every call
+            self._values = [self.thresholds(k, whole).as_tuple() for k in range(len(self.tallies))]
         for k, tally in enumerate(self.tallies):
-            values = self.thresholds(k, whole).as_tuple()
+            values = self._values[k]
             counts = prefix_counts(facts, count, values)
             raises = counts.error is not None
             if raises:

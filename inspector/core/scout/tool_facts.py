@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import sys
 import threading
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator
 from itertools import accumulate, repeat
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -36,6 +36,22 @@ CALL, OUTPUT, FAIL = 0, 1, 2
 _TOOL_ROLES = {CALL_ROLE: CALL, OUTPUT_ROLE: OUTPUT}
 KIND_OF_CODE = {CALL: ToolKind.CALL, OUTPUT: ToolKind.OUTPUT}  # FAIL (not a JSON object): neither
 NOTHING_TO_SHORTEN = -1
+
+
+def _negated(index: int) -> int:
+    return -index
+
+
+class BandSums(NamedTuple):
+    """``ToolFacts.band_sums``: per kind (CALL, OUTPUT), running sums over tool positions (index p: those
+    before p), and the positions whose shortening raises (sorted)."""
+
+    raw: list[list[int]]
+    tools: list[list[int]]  # tool messages
+    short: list[list[int]]
+    cuts: list[list[int]]
+    extra: list[list[int]]
+    raising: list[int]
 
 
 def chars_of(content: Any) -> int:
@@ -123,6 +139,7 @@ class ToolFacts:
         self.windows: dict[str, Any] = {}  # the epoch strategies' own facts (windows.WindowFacts), by name
         self._risky: list[int] | None = None
         self._raising: list[int] | None = None
+        self._band: BandSums | None = None
         self._odd: frozenset[int] | None = None
         self._char_sums: tuple[list[int], list[int]] | None = None
 
@@ -170,6 +187,7 @@ class ToolFacts:
         new._columns = None
         new._risky = None
         new._raising = None
+        new._band = None
         new._odd = None
         new.maybe_raises = self.maybe_raises[start:]
         new.idents = self.idents[start:]
@@ -180,6 +198,33 @@ class ToolFacts:
 
     def char_sums(self) -> tuple[list[int], list[int]]:
         return self._sums()
+
+    def band_sums(self) -> BandSums:
+        """Per kind (CALL, OUTPUT), sums over the tool positions before each position of what the middle band
+        reads: raw characters, messages, shortened characters and cuts, characters kept whole for want of
+        anything to shorten; and the positions whose shortening raises. Every tool message is shortened once
+        to build them: what a table over every call of a chat reads anyway (``prefix_counts``' closed form)."""
+        if self._band is None:
+            size = len(self.order)
+            sums = [[[0] * (size + 1) for _ in range(2)] for _ in range(5)]  # raw, count, short, cuts, extra
+            raw, tools, short, cuts, extra = sums
+            kinds, raws = self.kinds, self.raw
+            for p in range(size):
+                for column in sums:
+                    column[0][p + 1], column[1][p + 1] = column[0][p], column[1][p]
+                kind = kinds[p]
+                if kind == FAIL:
+                    continue
+                raw[kind][p + 1] += raws[p]
+                tools[kind][p + 1] += 1
+                length = self.shortened(p)
+                if length == NOTHING_TO_SHORTEN:
+                    extra[kind][p + 1] += raws[p]
+                else:
+                    short[kind][p + 1] += length
+                    cuts[kind][p + 1] += 1
+            self._band = BandSums(raw, tools, short, cuts, extra, sorted(self.band_errors))
+        return self._band
 
     def _sums(self) -> tuple[list[int], list[int]]:
         """Characters of the first k messages, and tool characters counted from each position on."""
@@ -224,6 +269,7 @@ class ToolFacts:
         new._columns = None
         new._risky = None
         new._raising = None
+        new._band = None
         new._odd = None
         new.shortener = self.shortener
         new.windows = {}
@@ -235,14 +281,8 @@ class ToolFacts:
     def newer_than(self, count: int) -> int:
         """How many tool positions hold a message at index ``count`` or later (order is newest first)."""
         order = self.order
-        lo, hi = 0, len(order)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if order[mid] >= count:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        # order is descending: the positions at count or later are those whose negated index is <= -count
+        return bisect_right(order, -count, key=_negated)
 
     # -- the middle band --------------------------------------------------------------
     def shortened(self, position: int) -> int:

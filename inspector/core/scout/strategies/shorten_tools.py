@@ -17,7 +17,7 @@ from inspector.core.policies import decision as d
 from inspector.core.policies.decision import ToolKind
 from inspector.core.policies.planner import Planner, Sizes
 from inspector.core.scout.roles import tool_kind
-from inspector.core.scout.tool_facts import FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
+from inspector.core.scout.tool_facts import CALL, FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
 
 KEEP, CUT, DROP, RAISE, UNREACHED = 0, 1, 2, 3, 4
 _TIER = {KEEP: d.FULL, CUT: d.TRUNCATED, DROP: d.DROPPED, RAISE: d.ERROR, UNREACHED: d.UNDECIDED}
@@ -422,12 +422,21 @@ class PrefixCounts(NamedTuple):
     error: ScoutError | None
 
 
-def prefix_counts(facts: ToolFacts, count: int, thresholds: tuple[int, int, int, int, int]) -> PrefixCounts:
+def _raises_between(raising: list[int], start: int, stop: int) -> bool:
+    at = bisect_left(raising, start)
+    return at < len(raising) and raising[at] < stop
+
+
+def prefix_counts(
+    facts: ToolFacts, count: int, thresholds: tuple[int, int, int, int, int], closed: bool = True
+) -> PrefixCounts:
     """Tier counts, messages and characters sent by ``ShortenToolsPlan(facts.prefix_facts(messages[:count]))``
     without cutting the facts: the same walk, read in ``facts``' own positions with the counters re-based.
 
     A table over every call of a 20,000-message chat plans thousands of prefixes; cutting each one's facts
-    costs more than its plan. Tests compare this with the full plan on generated chats and the samples.
+    costs more than its plan. ``closed``: the band read off the facts' running sums (``band_sums``), unless a
+    message there raises (then, and with ``closed=False``, it is walked). Tests compare both with the full
+    plan on generated chats and the samples.
     """
     full_calls, full_outputs, max_calls, max_outputs, budget = thresholds
     kinds, raw, outs, prefix = facts.kinds, facts.raw, facts.outs, facts.prefix
@@ -436,15 +445,32 @@ def prefix_counts(facts: ToolFacts, count: int, thresholds: tuple[int, int, int,
     walked = size - o
     base_out = outs[o - 1] if o else 0
     base_chars = prefix[o]
-    stop = min((p for p in facts.failures if p >= o), default=size)
+    stop = min((p for p in facts.failures if p >= o), default=size) if facts.failures else size
     start = min(bisect_left(prefix, budget + base_chars, o, stop + 1), stop)
     chars = prefix[start] - base_chars
     kept_extra = cut = drop = raised = unreached = 0
     error: ScoutError | None = None
     limit = max(max_calls, max_outputs, full_calls - 1, full_outputs - 1)
     drop_from = min(max(bisect_right(outs, limit + base_out, o), start), stop)
-    p = start
-    while p < size:
+    band = facts.band_sums() if closed else None
+    if band is not None and not _raises_between(band.raising, start, drop_from):
+        # the walk in closed form: per kind, counted (monotone along p) splits the band between the budget and
+        # drop_from into kept whole, shortened and dropped, read off running sums
+        for kind, full, most in ((OUTPUT, full_outputs, max_outputs), (CALL, full_calls, max_calls)):
+            a = bisect_left(outs, full + base_out, start, drop_from)
+            b = max(a, bisect_right(outs, most + base_out, start, drop_from))
+            chars += band.raw[kind][a] - band.raw[kind][start] + band.short[kind][b] - band.short[kind][a]
+            cut += band.cuts[kind][b] - band.cuts[kind][a]
+            kept_extra += band.extra[kind][b] - band.extra[kind][a]
+            drop += band.tools[kind][drop_from] - band.tools[kind][b]
+        drop += stop - drop_from
+        p = stop
+        if p < size:
+            error = facts.failures[p]
+            raised += 1
+    else:
+        p = start
+    while p < size and error is None:
         if p == drop_from and p < stop:
             drop += stop - p
             p = stop
