@@ -187,3 +187,20 @@ def test_one_row_is_numbered_as_every_row_is():
     rows = RowNumbers.of(chat)
     assert [RowNumbers.message_row(chat, i) for i in range(6)] == [rows.row_of_message(i) for i in range(6)]
     assert [RowNumbers.message_row(chat, i) for i in range(6)] == [1, 2, 3, 6, 7, 8]
+
+
+def test_trace_reports_progress_and_stops_when_asked():
+    from inspector.core.analysis.trace import TraceStopped, trace
+    from inspector.core.inspection import Inspection
+    from inspector.core.model import Chat, Message
+    from inspector.core.scout.settings import resolve
+
+    chat = Chat([Message({"role": "user", "content": f"line {k}"}) for k in range(600)])
+    inspection = Inspection(chat, resolve(env={}, config_files=[]))
+    seen: list[tuple[int, int]] = []
+    found = trace(inspection, "line 5", progress=lambda scanned, total: seen.append((scanned, total)))
+    assert seen == [(0, 600), (256, 600), (512, 600)] and len(found.occurrences) == 111
+    asked = iter([False, True])
+    with pytest.raises(TraceStopped) as stop:
+        trace(inspection, "line", cancelled=lambda: next(asked))
+    assert (stop.value.scanned, stop.value.total) == (256, 600)

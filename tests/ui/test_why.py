@@ -253,3 +253,33 @@ async def test_why_names_the_parser_trap_that_swallowed_the_text(make_app):
         await ask_why(app, pilot, "This answer is swallowed")
         shown = screen_text(app)
         assert "trap: text swallowed by a parser trap: `[[` at line 8 protects every line up to a line ending" in shown
+
+
+async def test_when_the_model_still_sees_the_text_older_copies_are_offered_not_searched(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, "backoff")  # 16 copies, the model sees 12
+        rows = [o.row for o in screen.shown]
+        assert rows == sorted(rows, reverse=True)  # the newest copy first: the one a model would use
+        assert any(o.visible for o in screen.shown) and not screen.reports and "[1]" not in screen.list_text
+        assert "not searched: the model sees another copy (f searches)" in screen.list_text
+        assert "the model still sees the text: f searches fixes for the" in screen_text(app)
+        await pilot.press("f")
+        await settle(app, pilot)
+        assert screen.reports and "[1]" in screen.list_text
+
+
+async def test_a_trace_stopped_by_escape_searches_no_fixes(make_app, monkeypatch):
+    from inspector.core.analysis.trace import TraceStopped
+
+    def stopped(*args, **kwargs):
+        raise TraceStopped(4_096, 20_000)
+
+    monkeypatch.setattr(why_module, "trace", stopped)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, FACT)
+        assert "tracing stopped after 4,096 of 20,000 messages (Esc again closes)" in screen_text(app)
+        assert screen.result is None and not screen.reports

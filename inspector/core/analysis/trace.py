@@ -11,6 +11,7 @@ and a hit found both ways is reported once.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,10 +196,26 @@ def spots_in(
     return out
 
 
+class TraceStopped(Exception):
+    """``trace`` was asked to stop (``cancelled()`` said so) after ``scanned`` of ``total`` messages."""
+
+    def __init__(self, scanned: int, total: int) -> None:
+        super().__init__(f"stopped after {scanned:,} of {total:,} messages")
+        self.scanned, self.total = scanned, total
+
+
 def trace(
-    inspection: Inspection, text: str, *, regex: bool = False, ignore_case: bool = False, prompt: Prompt | None = None
+    inspection: Inspection,
+    text: str,
+    *,
+    regex: bool = False,
+    ignore_case: bool = False,
+    prompt: Prompt | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Trace:
-    """Every occurrence of ``text`` in the chat as loaded, under the thresholds in force."""
+    """Every occurrence of ``text`` in the chat as loaded, under the thresholds in force. ``progress``:
+    told (messages scanned, total) now and then; ``cancelled``: asked as often, raises TraceStopped."""
     pattern = compile_pattern(text, regex, ignore_case)
     prompt = prompt or inspection.prompt()
     chat, facts = inspection.chat, inspection.facts
@@ -207,9 +224,14 @@ def trace(
     numbers = RowNumbers.of(chat)
     escapes = None if regex else _escapes_for(text, ignore_case)
     traps = _traps(chat)
+    total = len(chat.messages)
     for index, message in enumerate(chat.messages):
         if not index & 255:
             pause_if_due()  # in the app's worker: let keys through
+            if cancelled is not None and cancelled():
+                raise TraceStopped(index, total)
+            if progress is not None:
+                progress(index, total)
         content = message.fields.get("content")
         if not isinstance(content, str):
             continue

@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from inspector.core.analysis.fixes import Fix, FixReport, FixSearchCancelled, find_fixes
 from inspector.core.analysis.replan import Replanner
-from inspector.core.analysis.trace import Occurrence, Trace, trace
+from inspector.core.analysis.trace import Occurrence, Trace, TraceStopped, trace
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.present.cells import cell
@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # the timelines' module is imported when they are first compu
 MAX_SHOWN = 200  # occurrences listed (and searched for fixes); a common word can occur thousands of times
 HINT = (
     "Enter: apply the fix / jump to the message · 1-9: apply fix N · l: the call where it was last seen · "
-    "i: ignore case · x: regex · Esc: close"
+    "f: fixes for hidden copies · i: ignore case · x: regex · Esc: close"
 )
 
 
@@ -100,6 +100,22 @@ class Search:
     replanner: Replanner
     history: ChatHistory | None
     settings: CallSettings | None
+    older_copies: bool = False  # search fixes for hidden copies even when the model sees another one
+
+
+def _newest_first(o: Occurrence) -> tuple[int, int]:
+    """The newest message first (the copy a model would use), then the order in the message."""
+    return (-o.row, o.spot.start)
+
+
+@dataclass
+class Scanning(Message):
+    generation: int
+    scanned: int
+    total: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, Scanning)
 
 
 def timelines(
@@ -140,6 +156,7 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
         Binding("x", "toggle_flag('regex')", "Regex", show=False),
         *[Binding(str(n), f"apply({n})", f"Fix {n}", show=False) for n in range(1, 10)],
         Binding("l", "last_seen", "Last seen", show=False),
+        Binding("f", "older_copies", "Fixes for hidden copies", show=False),
     ]
 
     def __init__(
@@ -164,6 +181,7 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
         self.reports: dict[int, FixReport] = {}
         self.fixes: list[tuple[Fix, Occurrence]] = []  # numbered in list order: fix N is fixes[N - 1]
         self.searching = False
+        self.older_copies = False  # f: the fixes for hidden copies though the model sees another
         self.worker: Worker[None] | None = None
         self.generation = 0
 
@@ -190,7 +208,14 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
         self.generation += 1
         self.worker = self.search(
             Search(
-                self.text, self.regex, self.ignore_case, self.inspection, self.replanner, self.history, self.settings
+                self.text,
+                self.regex,
+                self.ignore_case,
+                self.inspection,
+                self.replanner,
+                self.history,
+                self.settings,
+                self.older_copies,
             ),
             self.generation,
         )
@@ -218,13 +243,23 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
                 regex=asked.regex,
                 ignore_case=asked.ignore_case,
                 prompt=asked.replanner.current(),
+                progress=lambda scanned, total: self._progress(generation, scanned, total),
+                cancelled=lambda: worker.is_cancelled,
             )
         except UsageError as exc:
             self.post_message(Traced(generation, None, str(exc)))
             return
+        except TraceStopped as stopped:
+            self.post_message(Traced(generation, None, f"tracing {stopped} (Esc again closes)"))
+            return
+        result.occurrences.sort(key=_newest_first)
         self.post_message(Traced(generation, result, None))
+        if worker.is_cancelled:
+            return  # stopped: no timeline, no fix search
         if asked.history is not None and len(asked.history):
             self.post_message(TimelinesFound(generation, timelines(asked, asked.history, result, worker)))
+        if not asked.older_copies and any(o.visible for o in result.occurrences):
+            return  # the model still sees the text: the fixes for its hidden older copies are offered (f)
         hidden = [(i, o) for i, o in enumerate(result.occurrences[:MAX_SHOWN]) if not o.visible]
         for done, (position, occurrence) in enumerate(hidden, 1):
             try:
@@ -252,9 +287,12 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
         if event.state == WorkerState.ERROR:
             self.say(f"the search failed: {event.worker.error}")
         elif event.state == WorkerState.CANCELLED:
-            self.say("fix search stopped (Esc again closes); the fixes found so far are listed")
+            if self.result is not None:
+                self.say("fix search stopped (Esc again closes); the fixes found so far are listed")
         elif self.result is not None:
             hidden = len([o for o in self.shown if not o.visible])
+            if hidden and any(o.visible for o in self.shown) and not self.older_copies:
+                return  # the status offers f
             self.say(f"fixes searched for {hidden} hidden occurrence(s)" if hidden else "")
 
     @on(Traced)
@@ -273,8 +311,26 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
             verdict += f" (the first {MAX_SHOWN} are listed)"
         self.query_one("#why-verdict", Static).update(Content(verdict))
         hidden = sum(1 for o in self.shown if not o.visible)
-        self.say(f"searching for fixes: 0 of {hidden} hidden occurrence(s)… (Esc stops)" if hidden else "")
+        if hidden and any(o.visible for o in self.shown) and not self.older_copies:
+            self.say(f"the model still sees the text: f searches fixes for the {hidden} hidden older copies")
+        else:
+            self.say(f"searching for fixes: 0 of {hidden} hidden occurrence(s)… (Esc stops)" if hidden else "")
         self.rebuild()
+
+    def _progress(self, generation: int, scanned: int, total: int) -> None:
+        self.post_message(Scanning(generation, scanned, total))
+
+    @on(Scanning)
+    def _scanning(self, event: Scanning) -> None:
+        if event.generation == self.generation and self.result is None:
+            self.say(f"tracing: {event.scanned:,} of {event.total:,} messages scanned… (Esc stops)")
+
+    def action_older_copies(self) -> None:
+        """f: search the fixes for the hidden copies too (the model sees another copy of the text)."""
+        if self.older_copies or self.result is None:
+            return
+        self.older_copies = True
+        self.start()
 
     @on(FixesFound)
     def _fixes_found(self, event: FixesFound) -> None:
@@ -299,8 +355,10 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
             if o.visible:
                 continue
             if report is None:
+                skipped = not self.older_copies and any(s.visible for s in self.shown)
                 if o.message is not None:
-                    options.append(Option(Content("    fixes: searching…"), disabled=True))
+                    note = "not searched: the model sees another copy (f searches)" if skipped else "searching…"
+                    options.append(Option(Content(f"    fixes: {note}"), disabled=True))
                 else:
                     options.append(
                         Option(
