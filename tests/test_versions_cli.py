@@ -39,13 +39,18 @@ def test_scout_config_lines_read_back_to_the_same_values(strategies, tmp_path):
         "thresholds", "--no-scout-config", "--strategies", strategies, "--format", "scout-config", *SETS, environ=BASE
     )
     assert r.returncode == 0 and r.stderr == ""
-    assert all(line.endswith(" prompt") and len(line.split()) == 3 for line in r.stdout.splitlines())
+    lines = r.stdout.splitlines()
+    # a strategy list the version reads from the config and that is not its default is written too
+    assert all(len(line.split()) == 3 for line in lines)
+    assert all(line.endswith(" prompt") or line.startswith("prompt_strategies ") for line in lines)
     config = tmp_path / "config"
     config.write_text(r.stdout)
     back = run_cli("thresholds", "--scout-config", config, "--strategies", strategies, "--format", "json", environ=BASE)
     values = {k: v["value"] for k, v in json.loads(back.stdout).items()}
     assert values == _json("--strategies", strategies, *SETS)
-    assert {v["source"] for v in json.loads(back.stdout).values()} == {"config"}
+    sources = {k: v["source"] for k, v in json.loads(back.stdout).items()}
+    # a max_tool_outputs left to follow max_tool_calls is not written: it reads back following it
+    assert set(sources.values()) <= {"config", "follows max_tool_calls"} and "config" in sources.values()
 
 
 def test_the_settings_listed_are_those_of_the_strategies_in_force():
@@ -235,3 +240,55 @@ def test_sweep_and_diff_take_the_growth_ratio_as_a_decimal_like_set(tmp_path):
     assert r.returncode == 2 and r.stderr.strip().endswith(f"error: {key} needs a number, got 'x'")
     r = run_cli("sweep", chat, "--vary", "max_tool_chars=1.5:2", *common, environ=BASE)
     assert r.returncode == 2 and "max_tool_chars needs an integer, got '1.5'" in r.stderr
+
+
+def test_settings_written_back_carry_the_strategy_line_where_the_version_reads_it():
+    r = run_cli(
+        "thresholds",
+        "--no-scout-config",
+        "--scout-version",
+        "2.1",
+        "--strategies",
+        "shorten_tools",
+        "--format",
+        "env",
+        environ=BASE,
+    )
+    assert r.stdout.splitlines()[-1] == "PROMPT_STRATEGY=shorten_tools"
+    assert "MAX_TOOL_OUTPUTS" not in r.stdout  # it follows max_tool_calls: a line would pin it
+    r = run_cli(
+        "thresholds",
+        "--no-scout-config",
+        "--scout-version",
+        "2.1",
+        "--strategies",
+        "shorten_tools",
+        "--format",
+        "scout-config",
+        environ=BASE,
+    )
+    assert r.stdout.splitlines()[-1] == "prompt_strategies shorten_tools chat"
+    # 2.1's own default, and a version that reads the list from the chat only: no line
+    default = run_cli(
+        "thresholds",
+        "--no-scout-config",
+        "--scout-version",
+        "2.1",
+        "--strategies",
+        "shorten_tools_epoch_increment,inbox",
+        "--format",
+        "env",
+        environ=BASE,
+    )
+    seed = run_cli(
+        "thresholds",
+        "--no-scout-config",
+        "--scout-version",
+        "1.2.6",
+        "--strategies",
+        "shorten_tools",
+        "--format",
+        "env",
+        environ=BASE,
+    )
+    assert "PROMPT_STRATEGY" not in default.stdout and "PROMPT_STRATEGY" not in seed.stdout

@@ -12,7 +12,7 @@ from argparse import Namespace
 from typing import TYPE_CHECKING
 
 from inspector.core.present.sanitize import terminal_line
-from inspector.core.present.settings_lines import as_env, as_scout_config, value_text
+from inspector.core.present.settings_lines import as_env, as_scout_config, strategy_to_write, value_text
 from inspector.core.scout import versions
 from inspector.core.scout.settings import keys_for, resolve, strategies_setting
 from inspector.core.scout.strategies import parse_spec
@@ -70,11 +70,12 @@ def run(args: Namespace, overrides: dict[str, str], config_files: list[Path] | N
     if args.format == "json":
         emit(args, to_json({key: values.values[key].as_dict() for key in keys}))
         return EXIT_OK
+    written = strategy_to_write(args.strategies, version)  # a list given that the version's default is not
     if args.format == "env":
-        emit(args, as_env(values, keys))
+        emit(args, as_env(values, keys, written))
         return EXIT_OK
     if args.format == "scout-config":
-        emit(args, as_scout_config(values, keys))
+        emit(args, as_scout_config(values, keys, written))
         return EXIT_OK
     lines = [f"strategies {','.join(names) or '(none)'} (scout-ai {version.name})"]
     if not keys:

@@ -43,7 +43,7 @@ from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, content_text, row_matches_tier
 from inspector.core.present.sanitize import one_line
-from inspector.core.present.settings_lines import as_env, as_scout_config
+from inspector.core.present.settings_lines import as_env, as_scout_config, strategy_to_write
 from inspector.core.present.timeline import calls_count, calls_range
 from inspector.core.scout import versions
 from inspector.core.scout.decision_text import describe
@@ -878,11 +878,18 @@ class ChatScreen(Screen[None]):
     def scout_version(self) -> str | None:
         return self.doc.history.setup.version if self.doc is not None else self.setup.version
 
+    def _strategy_to_write(self) -> str | None:
+        """The strategy list picked, for a settings file, when the version reads it there and it is not the
+        version's default."""
+        if self.doc is None:
+            return None
+        return strategy_to_write(self.strategies, self.doc.inspection.version_for(self.strategies))
+
     def action_copy_settings(self) -> None:
         if self.wanted is None:
             return
         keys = self.active_keys(self.strategies)
-        self.app.copy_to_clipboard(as_scout_config(self.thresholds, keys))
+        self.app.copy_to_clipboard(as_scout_config(self.thresholds, keys, self._strategy_to_write()))
         self.notify(f"copied {len(keys)} etc/config lines (key value prompt) for scout-ai", markup=False)
 
     def action_save_settings(self) -> None:
@@ -890,12 +897,14 @@ class ChatScreen(Screen[None]):
             return
         keys = self.active_keys(self.strategies)
         thresholds = self.thresholds  # the settings on screen when W was pressed are the ones written
+        strategies = self._strategy_to_write()
         chat_path = self.path
 
         def picked(result: object) -> None:
             if not isinstance(result, SettingsChoice):
                 return
-            text = as_env(thresholds, keys) if result.fmt == "env" else as_scout_config(thresholds, keys)
+            write = as_env if result.fmt == "env" else as_scout_config
+            text = write(thresholds, keys, strategies)
             try:  # a few hundred bytes: written at once, atomically, never over the chat
                 path = write_atomic(result.target, text.encode(), [chat_path or ""], self.read_files())
             except (InputError, OSError) as exc:
