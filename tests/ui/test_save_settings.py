@@ -54,7 +54,7 @@ async def test_W_saves_the_etc_config_lines_of_the_thresholds_command(make_app, 
         expected = cli("thresholds", str(DEMO), "--format", "scout-config", "--set", "max_tool_chars=5000")
         assert written.read_bytes() == expected
         assert expected.decode().splitlines()[-1] == "max_tool_chars 5000 prompt"
-        assert f"saved 5 etc/config lines to {written.resolve()}" in app.notices
+        assert f"saved 4 etc/config lines to {written.resolve()}" in app.notices
 
 
 async def test_W_env_lines_for_the_epoch_strategy(make_app, tmp_path):

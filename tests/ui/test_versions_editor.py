@@ -79,10 +79,9 @@ async def test_K_copies_the_settings_as_scout_config_lines(make_app):
             "full_tool_calls 0 prompt",
             "full_tool_outputs 10 prompt",
             "max_tool_calls 40 prompt",
-            "max_tool_outputs 40 prompt",
             "max_tool_chars 5000 prompt",
-        ]
-        assert "copied 5 etc/config lines (key value prompt) for scout-ai" in app.notices
+        ]  # max_tool_outputs follows max_tool_calls: no line pins it
+        assert "copied 4 etc/config lines (key value prompt) for scout-ai" in app.notices
 
 
 async def test_a_strategy_picked_with_the_editor_open_adds_its_rows_with_their_values_unedited(make_app):

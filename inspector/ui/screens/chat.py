@@ -147,6 +147,9 @@ def run_external(command: list[str], path: Path) -> int | None:
 
 class ChatScreen(Screen[None]):
     BINDINGS = bindings(APP_ACTIONS, on_screen=True)
+    # the model call to show once the chat is first loaded (None: the whole chat); set before the screen is
+    # pushed (the corpus view opens a chat at its first refetch)
+    initial_call: int | None = None
 
     def __init__(self, source: ChatSource | None, setup: Setup, label: str, follow: bool = False) -> None:
         super().__init__()
@@ -300,6 +303,13 @@ class ChatScreen(Screen[None]):
         # the sweep chart and the A/B compare after the first frame: their workers would hold the GIL
         # while the list and the totals are painted
         self.call_after_refresh(self._after_painted, self.generation)
+
+    @on(ChatLoaded)
+    def _show_initial_call(self) -> None:
+        """After the first load (``_loaded`` ran: handlers run in the order defined), step to ``initial_call``."""
+        number, self.initial_call = self.initial_call, None
+        if number is not None and self.doc is not None and 1 <= number <= len(self.doc.history):
+            self.show_call(number)
 
     @on(LoadFailed)
     def _load_failed(self, event: LoadFailed) -> None:
@@ -889,8 +899,9 @@ class ChatScreen(Screen[None]):
         if self.wanted is None:
             return
         keys = self.active_keys(self.strategies)
-        self.app.copy_to_clipboard(as_scout_config(self.thresholds, keys, self._strategy_to_write()))
-        self.notify(f"copied {len(keys)} etc/config lines (key value prompt) for scout-ai", markup=False)
+        text = as_scout_config(self.thresholds, keys, self._strategy_to_write())
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied {len(text.splitlines())} etc/config lines (key value prompt) for scout-ai", markup=False)
 
     def action_save_settings(self) -> None:
         if self.wanted is None:
@@ -911,7 +922,7 @@ class ChatScreen(Screen[None]):
                 self.notify(f"settings not saved: {exc}", severity="error", markup=False, timeout=8)
                 return
             kind = "environment" if result.fmt == "env" else "etc/config"
-            self.notify(f"saved {len(keys)} {kind} lines to {path.resolve()}", markup=False, timeout=8)
+            self.notify(f"saved {len(text.splitlines())} {kind} lines to {path.resolve()}", markup=False, timeout=8)
 
         screen = SaveSettingsScreen(self.path, len(keys), included=self.read_files())
         self.push(cast("Screen[object]", screen), picked)
