@@ -15,6 +15,7 @@ from typing import cast
 
 from textual import events, on
 from textual.app import App
+from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen, ScreenResultCallbackType
 from textual.widget import Widget
@@ -26,6 +27,7 @@ from .keyhold import KeyHolder
 from .keymap import APP_ACTIONS, HOST_ACTIONS, bindings
 from .messages import ChatShown, StartFailed, WorkerFailed
 from .screens.chat import VIEW_NAMES, ChatScreen
+from .screens.corpus import CorpusScreen
 from .screens.help import HelpScreen
 
 QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
@@ -34,7 +36,11 @@ QUIT_KEYS = ("q", "ctrl+q", "ctrl+c")
 class InspectorApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "prompt-inspector"
-    BINDINGS = bindings(a for a in APP_ACTIONS if a.action in HOST_ACTIONS)  # in dialogs too
+    BINDINGS = [
+        *bindings(a for a in APP_ACTIONS if a.action in HOST_ACTIONS),  # in dialogs too
+        # a chat opened from the corpus view: Esc that nothing on the chat's screen took goes back
+        Binding("escape", "back_to_corpus", "Back to the corpus", show=False),
+    ]
     COMMANDS = App.COMMANDS | {InspectorCommands}
 
     debounce = 0.15  # seconds of no typing before a re-plan
@@ -43,25 +49,56 @@ class InspectorApp(App[None]):
     follow_every = 0.25  # seconds between looks at a followed file
 
     def __init__(
-        self, source: ChatSource | None, setup: Setup, *, label: str | None = None, follow: bool = False
+        self,
+        source: ChatSource | None,
+        setup: Setup,
+        *,
+        label: str | None = None,
+        follow: bool = False,
+        corpus: list[str] | None = None,
+        input_format: str | None = None,
     ) -> None:
+        """One chat (``source``), or with ``corpus`` the corpus view of those paths (files, folders, globs)."""
         super().__init__()
         self.source = source
         self.setup = setup
-        self.label = label or (source.path if source is not None else "(no file)")
+        self.corpus = corpus
+        self.input_format = input_format  # the corpus's chats' format (None: each detected)
+        default = "corpus: " + " ".join(corpus) if corpus else (source.path if source is not None else "(no file)")
+        self.label = label or default
         self.follow = follow
         self.start_error: str | None = None  # the chat could not be opened at start: the app exits with it
         self.notices: list[str] = []  # every notification's text, oldest first (tests read it)
         self.early_keys: list[events.Key] = []  # typed before the chat was on screen; replayed after
         self.key_holder = KeyHolder(self, self._dispatch_key)
 
-    def get_default_screen(self) -> ChatScreen:
+    def get_default_screen(self) -> Screen[None]:
+        if self.corpus:
+            return CorpusScreen(self.corpus, self.setup, self.input_format)
         return ChatScreen(self.source, self.setup, self.label, self.follow)
 
     @property
     def chat(self) -> ChatScreen:
-        """The screen of the chat (the bottom of the stack, under any dialog)."""
-        return cast(ChatScreen, self.screen_stack[0])
+        """The screen of the chat: the bottom of the stack, under any dialog; in the corpus view, the chat
+        opened from it (asked only when one is open)."""
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, ChatScreen):
+                return screen
+        raise LookupError("no chat is open")
+
+    @property
+    def corpus_screen(self) -> CorpusScreen | None:
+        """The corpus view, when the app opened one (the bottom of the stack)."""
+        base = self.screen_stack[0] if self.screen_stack else None
+        return base if isinstance(base, CorpusScreen) else None
+
+    def has_chat(self) -> bool:
+        return any(isinstance(screen, ChatScreen) for screen in self.screen_stack)
+
+    def action_back_to_corpus(self) -> None:
+        """Esc on a chat opened from the corpus view: back to the corpus, as it was left."""
+        if self.corpus_screen is not None and isinstance(self.screen, ChatScreen):
+            self.pop_screen()
 
     def on_mount(self) -> None:
         # A thread worker busy with a big chat holds the GIL for a whole switch interval at a time, and
@@ -72,7 +109,11 @@ class InspectorApp(App[None]):
 
     # -- keys: held while the focus moves, and kept while the first chat loads -----------------
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key):
+        if isinstance(event, events.Key) and self.corpus_screen is not None:
+            # the corpus view acts on keys at once (its scoring never holds them); only focus moves are held
+            if await self.key_holder.take(event, True):
+                return
+        elif isinstance(event, events.Key):
             loaded = bool(self.screen_stack) and self.chat.loaded
             if await self.key_holder.take(event, loaded):
                 return
@@ -104,6 +145,11 @@ class InspectorApp(App[None]):
 
     @on(StartFailed)
     def _start_failed(self, event: StartFailed) -> None:
+        if self.corpus_screen is not None and isinstance(self.screen, ChatScreen):
+            # a chat opened from the corpus view could not be read: back to the corpus, which stays open
+            self.pop_screen()
+            self.notify(event.text, title="Cannot open", severity="error", markup=False, timeout=10)
+            return
         self.start_error = event.text
         self.exit(return_code=2)
 
@@ -154,6 +200,17 @@ class InspectorApp(App[None]):
     # -- what the palette asks ---------------------------------------------------------------
     async def palette_run(self, action: str) -> None:
         """Run an action chosen in the command palette (view actions go to the list, the rest to the chat)."""
+        if not self.has_chat():
+            # the corpus view with no chat open: its own actions, else a word on how to open a chat
+            name = action.split("(")[0]
+            corpus = self.corpus_screen
+            if name in HOST_ACTIONS:
+                await self.run_action(action)
+            elif corpus is not None and hasattr(corpus, f"action_{name}"):
+                await self.run_action(action, corpus)
+            else:
+                self.notify("open a chat first (Enter on a row of the corpus)", severity="warning")
+            return
         if action.split("(")[0] in VIEW_NAMES:
             await self.run_action(action, self.chat.view)
         elif action.split("(")[0] in HOST_ACTIONS:
@@ -162,27 +219,47 @@ class InspectorApp(App[None]):
             await self.run_action(action, self.chat)
 
     def go_to_row(self, row: int) -> None:
-        self.chat.go_to_row(row)
+        if self.has_chat():
+            self.chat.go_to_row(row)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
 
+def is_corpus(paths: list[str]) -> bool:
+    """Several paths, a directory, or a glob that names no file as it is: the corpus view."""
+    if len(paths) != 1:
+        return len(paths) > 1
+    path = paths[0]
+    if Path(path).is_dir():
+        return True
+    return bool(set("*?[") & set(path)) and not Path(path).exists()
+
+
 def run_app(
     args: argparse.Namespace, overrides: dict[str, str], config_files: list[Path] | None
 ) -> tuple[int, str | None]:
-    """Run the app; (exit status, the one-line error when the chat could not be opened at start)."""
+    """Run the app; (exit status, the one-line error when the chat could not be opened at start).
+
+    ``args.chat``: the paths given (a list, or one path or None): none opens the bundled demo, one file
+    opens that chat, a directory, a glob or several paths open the corpus view.
+    """
     from inspector.demo import demo_chat_path
 
-    path, label = args.chat, None
-    if path is None:
-        path = demo_chat_path()
-        label = f"{path.name} (bundled demo)"
+    given = args.chat
+    paths: list[str] = [] if given is None else [given] if isinstance(given, str) else list(given)
     setup = Setup.of(
         overrides=overrides, config_files=config_files, strategies=args.strategies, version=args.scout_version
     )
-    app = InspectorApp(
-        ChatSource.of(path, args.input_format), setup, label=label, follow=bool(getattr(args, "follow", False))
-    )
+    follow = bool(getattr(args, "follow", False))
+    if is_corpus(paths):
+        if follow:
+            return 2, "--follow follows one chat file, not a corpus (a directory, a glob or several paths)"
+        app = InspectorApp(None, setup, corpus=paths, input_format=args.input_format)
+    else:
+        path, label = (paths[0], None) if paths else (str(demo_chat_path()), None)
+        if not paths:
+            label = f"{Path(path).name} (bundled demo)"
+        app = InspectorApp(ChatSource.of(path, args.input_format), setup, label=label, follow=follow)
     app.run()
     return app.return_code or 0, app.start_error

@@ -114,6 +114,19 @@ VIEW_ACTIONS = (
     Action("end,G", "last", "Last", "last row", False, "End, G"),
 )
 
+CORPUS_ACTIONS = (
+    Action("q", "quit", "Quit", "quit the inspector", True, "q, ctrl+q"),
+    Action("f1,question_mark", "help", "Help", "this list of keys", True, "?, F1"),
+    Action("enter", "open_chat", "Open chat", "open the chat at its first refetch (Esc comes back here)", True),
+    Action("t", "thresholds", "Thresholds", "edit the settings every chat is scored under; t inside closes it", True),
+    Action("s", "cycle_strategies", "Strategies", "switch the strategy list the corpus is scored under", True),
+    Action("1", "sort('path')", "Sort: chat", "sort by the chat's path (again: reversed)"),
+    Action("2", "sort('calls')", "Sort: calls", "sort by model calls, most first (again: reversed)"),
+    Action("3", "sort('chars')", "Sort: chars", "sort by characters sent over every call (again: reversed)"),
+    Action("4", "sort('tokens')", "Sort: tokens", "sort by the token estimate (again: reversed)"),
+    Action("5", "sort('refetches')", "Sort: refetches", "sort by refetches, worst first (the default)", True),
+)
+
 OTHER_KEYS = (
     ("Esc", "close a dialog or the search bar; leave an input or the detail pane"),
     ("Tab, shift+Tab", "move between the list, the detail pane and the threshold editor"),
@@ -122,6 +135,7 @@ OTHER_KEYS = (
     ("mouse", "click a row to select it; the wheel scrolls"),
     ("in Why (w)", "Enter or 1-9 applies a fix (Enter on an occurrence jumps to it); i ignore case, x regex;"),
     ("", "Esc stops a running fix search, Esc again closes"),
+    ("Esc (a chat)", "opened from the corpus view: back to the corpus"),
     ("in the editor", "the sweep chart under the focused threshold: every value's prompt size and drops, ▲ now"),
 )
 

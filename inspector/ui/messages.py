@@ -17,6 +17,8 @@ from inspector.core.analysis.compare import Comparison
 from inspector.core.analysis.sweep import SweepRow
 from inspector.core.calls.live import Update
 from inspector.core.calls.timeline import Timeline
+from inspector.core.corpus.discover import Discovery
+from inspector.core.corpus.score import ChatScore
 
 from .document import Document
 
@@ -134,3 +136,43 @@ def report_failure(owner: DOMNode, event: Worker.StateChanged) -> None:
     """Called by each worker owner's StateChanged handler (that message does not bubble)."""
     if event.state == WorkerState.ERROR:
         owner.post_message(WorkerFailed(event.worker, owner))
+
+
+@dataclass
+class CorpusFound(Message):
+    """The corpus view's paths were searched: the chats to score and the files skipped."""
+
+    discovery: Discovery
+
+
+@dataclass
+class CorpusScored(Message):
+    """One chat of the corpus scored (``done`` of ``total`` so far) under the settings of ``generation``."""
+
+    score: ChatScore
+    done: int
+    total: int
+    generation: int
+
+
+@dataclass
+class CorpusDone(Message):
+    """Every chat scored under the settings of ``generation``."""
+
+    generation: int
+    elapsed: float
+
+
+@dataclass
+class CorpusCharted(Message):
+    """The corpus summed at each value of one key: (value, chars, refetches), chats ``done`` of ``total``."""
+
+    key: str
+    current: int | float
+    points: list[tuple[int | float, int, int]]
+    done: int
+    total: int
+    generation: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, CorpusCharted)

@@ -38,10 +38,18 @@ async def test_h_toggles_a_one_line_header_and_80_columns_keep_readable_previews
         await pilot.press("h")
         await pilot.pause()
         lines = screen_text(app).split("\n")
-        assert lines[0].strip() == "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037"
+        # the call on screen stays, however narrow: here the whole chat, what the next call would send
+        assert lines[0].strip() == "next call · 116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037"
         assert lines[1].startswith("=   0 system")
         left = view_lines(app)[2].partition("│")[0]
         assert left.startswith('✗   2 call      read_file: {"path": "ser')  # 15+ characters of preview
+        app.chat.show_call(30)
+        await settle(app, pilot)
+        assert screen_text(app).split("\n")[0].strip().startswith("call 30/54 · ")
+        await pilot.press("o")  # following: the badge too
+        await settle(app, pilot)
+        assert screen_text(app).split("\n")[0].strip().startswith("call 30/54 · ◉ following · ")
         await pilot.press("h")
         await pilot.pause()
         assert app.query_one(SummaryBar).size.height == 2
+        assert "◉ following" in screen_text(app).split("\n")[0]

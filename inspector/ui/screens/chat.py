@@ -90,6 +90,7 @@ if TYPE_CHECKING:
     from textual.screen import ScreenResultCallbackType
 
 VIEW_NAMES = {a.action.split("(")[0] for a in VIEW_ACTIONS}
+FOLLOWING = "◉ following"  # the header's badge while the file is followed
 UNDO_DEPTH = 200  # changes kept for ctrl+z
 CALL_TYPED = re.compile(r"c(?:all)?\s*([0-9]+)", re.IGNORECASE | re.ASCII)  # `g call 12`, `g c12`
 
@@ -579,7 +580,9 @@ class ChatScreen(Screen[None]):
         chat, prompt = doc.inspection.chat, doc.prompt
         origin = "" if doc.strategies is not None else f" ({self._unpicked_origin(doc.inspection)})"
         strategies = prompt.strategy_label + origin
-        self.query_one(SummaryBar).show(self.call_label(), chat.format, strategies, doc.totals, prompt.version)
+        self.query_one(SummaryBar).show(
+            self.call_label(), chat.format, strategies, doc.totals, prompt.version, self._where()
+        )
         lines, error = [], False
         if prompt.error is not None:
             error = True
@@ -1071,11 +1074,23 @@ class ChatScreen(Screen[None]):
     # -- model calls: step back in time ----------------------------------------------------
     def call_label(self) -> str:
         doc = self.doc
+        badge = f"  ·  {FOLLOWING}" if self.following else ""
         if doc is None or not len(doc.history):
-            return self.label
+            return self.label + badge
         if doc.call is None:
-            return f"{self.label}  ·  next call (after {calls_count(len(doc.history))}; < steps back)"
-        return f"{self.label}  ·  call {doc.call} of {len(doc.history)}"
+            return f"{self.label}{badge}  ·  next call (after {calls_count(len(doc.history))}; < steps back)"
+        return f"{self.label}{badge}  ·  call {doc.call} of {len(doc.history)}"
+
+    def _where(self) -> str:
+        """The call on screen and the follow badge, short: what the compact header keeps."""
+        doc = self.doc
+        parts = []
+        if doc is not None and len(doc.history):
+            total = len(doc.history)
+            parts.append("next call" if doc.call is None else f"call {doc.call}/{total}")
+        if self.following:
+            parts.append(FOLLOWING)
+        return " · ".join(parts)
 
     def action_earlier_call(self) -> None:
         self.action_step_calls(-1)

@@ -59,15 +59,24 @@ def summary_lines(
     width: int = 10_000,
     compact: bool = False,
     version: str = "",
+    where: str = "",
 ) -> list[str]:
-    """The header as lines of at most ``width`` cells where possible: two lines, or one when ``compact``."""
+    """The header as lines of at most ``width`` cells where possible: two lines, or one when ``compact``.
+    ``where``: the call on screen and the follow badge, short (``call 30/60 · following``), which the
+    compact line keeps however narrow it is."""
     name = one_line(file, 200)
     short_name = one_line(file.rsplit("/", 1)[-1], 80)
     strategies = one_line(strategies, 80)
     figures = totals_variants(totals)
     scout = f"  ·  scout-ai {one_line(version, 40)}" if version else ""
     if compact:
-        return [fitting([f"{short_name} · {strategies} · {v}" for v in figures] + figures, width)]
+        at = f"{one_line(where, 80)} · " if where else ""
+        return [
+            fitting(
+                [f"{short_name} · {at}{strategies} · {v}" for v in figures] + [f"{at}{v}" for v in figures],
+                width,
+            )
+        ]
     first = fitting(
         [
             f"{name}  ·  format {one_line(fmt, 40)}{scout}  ·  strategies {strategies}",
@@ -99,7 +108,7 @@ class SummaryBar(Widget):
 
     def __init__(self, text: str = "", **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
-        self.figures: tuple[str, str, str, Totals, str] | None = None  # what was last shown, redrawn on a resize
+        self.figures: tuple[str, str, str, Totals, str, str] | None = None  # what was last shown, redrawn on a resize
         self.content = Content(one_line(text, 400))
 
     @property
@@ -111,10 +120,10 @@ class SummaryBar(Widget):
     def compact(self, value: bool) -> None:
         self.set_class(value, "-compact")  # the height changes: this one is a layout pass
 
-    def show(self, file: str, fmt: str, strategies: str, totals: Totals, version: str = "") -> None:
-        self.figures = (file, fmt, strategies, totals, version)
+    def show(self, file: str, fmt: str, strategies: str, totals: Totals, version: str = "", where: str = "") -> None:
+        self.figures = (file, fmt, strategies, totals, version, where)
         width = (self.size.width or self.app.size.width) - 2  # less the padding
-        lines = summary_lines(file, fmt, strategies, totals, width, self.compact, version)
+        lines = summary_lines(file, fmt, strategies, totals, width, self.compact, version, where)
         if tuple(lines) != self.shown:
             self.shown = tuple(lines)
             self._set(Content.assemble((lines[0], "bold"), *[x for line in lines[1:] for x in ("\n", line)]))
