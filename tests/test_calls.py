@@ -316,7 +316,8 @@ def test_the_fast_call_counts_meet_errors_and_the_middle_band(tmp_path, count):
 def test_a_message_timeline_stops_when_cancelled(tmp_path):
     """The app's strip asks for the timeline of the selected row; a newer row cancels it (checked every 256 calls)."""
     path = tmp_path / "long.json"
-    messages = [{"role": "system", "content": "s"}]
+    # a tool output that does not parse: tiers can change back and forth, so every call is walked
+    messages = [{"role": "system", "content": "s"}, {"role": "function_call_output", "content": "not json"}]
     for k in range(600):
         messages += [{"role": "user", "content": f"q{k}"}, {"role": "assistant", "content": f"a{k}"}]
     path.write_text(json.dumps(messages), encoding="utf-8")
@@ -349,3 +350,33 @@ def test_prefix_counts_in_closed_form_equal_the_walk(seed):
             a = prefix_counts(closed, count, values)
             b = prefix_counts(walked, count, values, closed=False)
             assert (a.counts, a.visible, a.chars_after, a.error) == (b.counts, b.visible, b.chars_after, b.error)
+
+
+@pytest.mark.parametrize("seed", seeds(12, quick=4))
+def test_timelines_found_by_bisection_equal_the_walk_over_every_call(tmp_path, seed, monkeypatch):
+    """Where no message can raise, a message's tiers only go full -> truncated -> dropped: the transitions
+    found by bisection give the same line as deciding every call."""
+    import random
+
+    from inspector.core.calls import timeline
+
+    rng = random.Random(seed)
+    messages = [{"role": "system", "content": "s"}]
+    for k in range(40):  # plain tool calls and outputs: nothing that could raise
+        messages.append({"role": "user", "content": f"step {k}"})
+        messages.append(
+            {"role": "function_call", "content": json.dumps({"name": "t", "arguments": {"k": k}, "id": f"c{k}"})}
+        )
+        output = {"name": "t", "content": "x" * rng.randint(10, 400), "id": f"c{k}"}
+        messages.append({"role": "function_call_output", "content": json.dumps(output)})
+        messages.append({"role": "assistant", "content": "ok"})
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    history = ChatHistory(path, Setup.of(env=TIGHT, config_files=[]))
+    facts = history.whole.facts
+    assert not facts.failures and not facts.risky() and timeline._monotone(history, facts)
+    searched = [message_tiers(history, i) for i in range(len(history.whole.chat.messages))]
+    monkeypatch.setattr(timeline, "_monotone", lambda history, facts: False)
+    walked = [message_tiers(history, i) for i in range(len(history.whole.chat.messages))]
+    assert [(s.tiers, s.visible) for s in searched] == [(w.tiers, w.visible) for w in walked]
+    assert any("truncated" in s.tiers for s in searched) and any("dropped" in s.tiers for s in searched)

@@ -159,3 +159,18 @@ def test_why_names_the_parser_trap_that_swallowed_the_text():
     assert row["trap"].startswith("<thinking> at line 21 protects every line up to its closing tag")
     r = run("why", traps, "Visible again", "--format", "json")
     assert [row["trap"] for row in json.loads(r.stdout)] == [None, None]
+
+
+def test_why_timeline_lists_the_first_occurrences_up_to_limit(tmp_path):
+    messages = [{"role": "system", "content": "s"}]
+    for k in range(30):
+        messages += [{"role": "user", "content": f"zz {k}"}, {"role": "assistant", "content": "ok"}]
+    chat = tmp_path / "freq.json"
+    chat.write_text(json.dumps(messages), encoding="utf-8")
+    r = run_cli("why", chat, "zz", "--timeline", "--limit", "5", "--no-scout-config")
+    assert r.returncode == 0 and r.stdout.startswith("'zz': 5 occurrence(s) in messages, over 30 call(s)")
+    assert "30 occurrences: the first 5 are listed (--limit 0 lists every one)" in r.stderr
+    every = run_cli("why", chat, "zz", "--timeline", "--limit", "0", "--no-scout-config")
+    assert every.stdout.startswith("'zz': 30 occurrence(s)") and "listed" not in every.stderr
+    bad = run_cli("why", chat, "zz", "--timeline", "--limit", "-1", "--no-scout-config")
+    assert bad.returncode == 2 and "expected a whole number" in bad.stderr

@@ -44,6 +44,13 @@ def add_parser(sub: Subcommands, common: AddCommon) -> None:
         action="store_true",
         help="for each occurrence, at which model calls it was sent full, truncated or not at all",
     )
+    why.add_argument(
+        "--limit",
+        type=_count,
+        default=TIMELINE_LIMIT,
+        metavar="N",
+        help=f"with --timeline: the first N occurrences (default {TIMELINE_LIMIT}, as the app lists; 0: every one)",
+    )
 
 
 def run(args: Namespace, inspection: Inspection) -> int:
@@ -119,12 +126,34 @@ def _tokens(text: str) -> int:
     return int(cleaned)
 
 
+TIMELINE_LIMIT = 200
+
+
+def _count(text: str) -> int:
+    import argparse
+
+    cleaned = text.strip()
+    if not (cleaned.isascii() and cleaned.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return int(cleaned)
+
+
+def _occurrences_found(history: ChatHistory, args: Namespace) -> int:
+    from inspector.core.calls.timeline import occurrences_in_messages
+
+    return occurrences_in_messages(history, args.text, regex=args.regex, ignore_case=args.ignore_case)
+
+
 def run_timeline(args: Namespace) -> int:
     from inspector.core.calls.timeline import text_timelines
     from inspector.core.present.timeline import sentence, span_lines, timeline_dict
 
     history: ChatHistory = args.history  # main opens it for --timeline
-    occurrences, lines = text_timelines(history, args.text, regex=args.regex, ignore_case=args.ignore_case)
+    limit = args.limit or None
+    occurrences, lines = text_timelines(history, args.text, regex=args.regex, ignore_case=args.ignore_case, limit=limit)
+    total = _occurrences_found(history, args)
+    if limit is not None and total > len(occurrences):
+        note(f"{total:,} occurrences: the first {len(occurrences):,} are listed (--limit 0 lists every one)")
     if args.format == "json":
         emit(args, to_json([timeline_dict(history, o, t) for o, t in zip(occurrences, lines)]))
         if not occurrences:

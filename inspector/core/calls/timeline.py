@@ -12,7 +12,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from inspector.core.analysis.trace import Occurrence, trace
 from inspector.core.analysis.visibility import survives
@@ -63,12 +65,9 @@ class Timeline:
     @property
     def last_seen(self) -> int | None:
         """The last call whose prompt held it (None: never)."""
-        if self.first is None:
+        if self.first is None or True not in self.visible:
             return None
-        for k in range(len(self.visible) - 1, -1, -1):
-            if self.visible[k]:
-                return self.first + k
-        return None
+        return self.first + len(self.visible) - 1 - self.visible[::-1].index(True)
 
     @property
     def hidden_from(self) -> int | None:
@@ -90,12 +89,11 @@ class Timeline:
         out: list[Span] = []
         if self.first is None:
             return out
-        for k, (tier, seen) in enumerate(zip(self.tiers, self.visible)):
-            number = self.first + k
-            if out and out[-1].tier == tier and out[-1].visible == seen:
-                out[-1] = Span(out[-1].first, number, tier, seen)
-            else:
-                out.append(Span(number, number, tier, seen))
+        number = self.first
+        for (tier, seen), run in groupby(zip(self.tiers, self.visible)):
+            size = len(list(run))
+            out.append(Span(number, number + size - 1, tier, seen))
+            number += size
         return out
 
 
@@ -132,6 +130,9 @@ def _message_walk(
     settings = settings or CallSettings()
     walker = _fast_walker(history, settings)
     fast, facts = walker if walker is not None else (None, None)
+    if fast is not None and facts is not None and _monotone(history, facts):
+        _search_transitions(line, first, len(history), lambda number: fast(number, index)[0])
+        return line, facts
     for number in range(first, len(history) + 1):
         if not number & 255:
             pause_if_due()
@@ -149,6 +150,45 @@ def _message_walk(
     return line, facts
 
 
+RANK: dict[str, int] = {d.FULL: 0, d.TRUNCATED: 1, d.DROPPED: 2}
+
+
+def _monotone(history: ChatHistory, facts: ToolFacts) -> bool:
+    """Whether, call after call, every message only goes full -> truncated -> dropped: nothing in the chat
+    can raise (no tool message that fails to parse, none whose shortening may raise) and every call's chat is
+    the whole chat's first messages. Then a message's tiers are three runs, found by bisection."""
+    if facts.failures or facts.risky():
+        return False
+    known = _PREFIX_CALLS.get(history)
+    if known is None:
+        known = _PREFIX_CALLS[history] = all(history.response_index(n) is not None for n in range(1, len(history) + 1))
+    return known
+
+
+_PREFIX_CALLS: WeakKeyDictionary[ChatHistory, bool] = WeakKeyDictionary()
+
+
+def _search_transitions(line: Timeline, first: int, last: int, tier_at: Callable[[int], str]) -> None:
+    """Fill ``line`` from ``first`` to ``last`` with the tiers of a message whose rank never goes down: the
+    first call at each rank is found by bisection (a few plans instead of one per call)."""
+
+    def first_at(rank: int, lo: int) -> int:
+        hi = last + 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if RANK[tier_at(mid)] >= rank:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    cut = first_at(1, first)
+    dropped = first_at(2, cut)
+    tiers: list[str] = [d.FULL] * (cut - first)
+    line.tiers = tiers + [d.TRUNCATED] * (dropped - cut) + [d.DROPPED] * (last + 1 - dropped)
+    line.visible = [True] * (dropped - first) + [False] * (last + 1 - dropped)
+
+
 def text_timelines(
     history: ChatHistory,
     text: str,
@@ -156,12 +196,28 @@ def text_timelines(
     regex: bool = False,
     ignore_case: bool = False,
     settings: CallSettings | None = None,
+    limit: int | None = None,
 ) -> tuple[list[Occurrence], list[Timeline]]:
-    """Every occurrence of ``text`` in the whole chat, and per occurrence whether each call was sent it."""
-    whole = history.whole
-    result = trace(whole, text, regex=regex, ignore_case=ignore_case)
-    occurrences = [o for o in result.occurrences if o.message is not None]
+    """Every occurrence of ``text`` in the whole chat's messages (the first ``limit``), and per occurrence
+    whether each call was sent it."""
+    occurrences = _in_messages(history, text, regex, ignore_case)[:limit]
     return occurrences, [occurrence_timeline(history, o, settings) for o in occurrences]
+
+
+def occurrences_in_messages(history: ChatHistory, text: str, *, regex: bool = False, ignore_case: bool = False) -> int:
+    return len(_in_messages(history, text, regex, ignore_case))
+
+
+def _in_messages(history: ChatHistory, text: str, regex: bool, ignore_case: bool) -> list[Occurrence]:
+    key = (text, regex, ignore_case)
+    found = _TRACED.get(history)
+    if found is None or found[0] != key:
+        result = trace(history.whole, text, regex=regex, ignore_case=ignore_case)
+        found = _TRACED[history] = (key, [o for o in result.occurrences if o.message is not None])
+    return found[1]
+
+
+_TRACED: WeakKeyDictionary[ChatHistory, tuple[tuple[str, bool, bool], list[Occurrence]]] = WeakKeyDictionary()
 
 
 def occurrence_timeline(history: ChatHistory, occurrence: Occurrence, settings: CallSettings | None = None) -> Timeline:
@@ -179,8 +235,11 @@ def occurrence_timeline(history: ChatHistory, occurrence: Occurrence, settings: 
     line, facts = _message_walk(history, index, None, settings, sent_cut)
     content = whole.chat.messages[index].fields.get("content")
     tested: dict[str, bool] = {}  # the same cut text keeps the occurrence or not at every call
-    for k, tier in enumerate(line.tiers):
-        if tier != d.TRUNCATED or not line.visible[k]:
+    if d.TRUNCATED not in line.tiers:
+        return line
+    start = line.tiers.index(d.TRUNCATED)
+    for k in range(start, len(line.tiers)):
+        if line.tiers[k] != d.TRUNCATED or not line.visible[k]:
             continue
         assert line.first is not None
         number = line.first + k
