@@ -143,10 +143,12 @@ def test_missing_import_is_an_input_error_naming_the_line(tmp_path):
     assert info.value.line == 2 and "nowhere.chat" in str(info.value)
 
 
-def test_import_cycle_is_an_input_error(tmp_path):
+def test_import_cycle_is_what_scout_ai_raises(tmp_path):
+    from inspector.core.errors import ScoutRaises
+
     (tmp_path / "a.chat").write_text("import: b.chat\n", encoding="utf-8")
     (tmp_path / "b.chat").write_text("import: a.chat\n", encoding="utf-8")
-    with pytest.raises(InputError, match="imports itself"):
+    with pytest.raises(ScoutRaises, match=r"imports itself: .* SystemStackError"):
         load_chat(tmp_path / "a.chat")
 
 

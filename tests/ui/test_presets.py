@@ -86,3 +86,17 @@ async def test_a_preset_keeps_max_tool_outputs_following_and_one_preset_loads_at
         assert app.chat.thresholds["max_tool_calls"] == 5 and app.chat.thresholds.follows()
         await edit(app, pilot, "max_tool_calls", "7")
         assert app.chat.thresholds["max_tool_outputs"] == 7
+
+
+async def test_a_deeply_nested_presets_file_is_one_line_not_a_crash(make_app):
+    path = presets_path()
+    path.parent.mkdir(parents=True)
+    path.write_text('{"presets": ' + "[" * 200_000 + "]" * 200_000 + "}")  # under the 1 MiB limit
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("p")
+        await pilot.pause()
+        assert isinstance(app.screen, PresetsScreen)
+        message = str(app.screen.query_one("#preset-message").render())
+        assert "nested too deeply" in message and "left untouched" in message

@@ -165,7 +165,7 @@ class ChatHistory:
 
     @property
     def data(self) -> bytes | None:
-        """The file's bytes as read (None: a large JSON array read through a memory map)."""
+        """The file's bytes as read (None: a large JSON array, parsed without keeping them)."""
         if not self._parts:
             return None
         if len(self._parts) > 1:
@@ -193,7 +193,7 @@ class ChatHistory:
 
     def _load_whole(self) -> Chat:
         if not self._parts and self.input_format in (None, "json") and _large_json(self.path):
-            return load_chat(self.path, self.input_format)  # a large JSON array is parsed from a memory map
+            return load_chat(self.path, self.input_format)  # a large JSON array: its bytes are not kept
         if not self._parts:
             self._parts = [files.read_chat_bytes(self.path)]
         data = self._parts[0]
@@ -225,10 +225,9 @@ class ChatHistory:
             raise InputError("the chat has no model calls (no assistant or function_call message)", self.path)
         if text == "last":
             return total
-        try:
-            number = int(text)
-        except ValueError:
+        if not (text.isascii() and text.isdigit()):  # ASCII digits only: no `+2`, ` 3`, `1_0` or `１`
             raise InputError(f"--at {text!r}: a call number (1-{total}) or 'last'", self.path) from None
+        number = int(text)
         if not 1 <= number <= total:
             raise InputError(f"--at {number}: the chat has {total} call(s) (1-{total})", self.path)
         return number

@@ -23,16 +23,28 @@ class Follower:
         self.watch = Watch(history.path, history.size, history.tail(SEAM))
 
     def poll(self) -> Update | None:
-        """None when nothing changed; else what changed and the chat as it is now."""
+        """None when nothing changed; else what changed and the chat as it is now.
+
+        A file that cannot be read now (caught mid-write, swapped for a FIFO, grown past the size limit,
+        changed while read) is "cannot read the chat now" and the last chat read stays: the watch keeps
+        the size and seam of that chat, so the next append is checked against what was really read, and
+        this state of the file is not reported again."""
+        before = self.watch.state()
         result = self.watch.poll()
         change = result.change
         if change is Change.SAME:
             return None
         if change is Change.VANISHED:
             return Update(change, None, f"{self.history.path} is gone; showing the last version read")
+        if change is Change.REFUSED:
+            self.watch.hold()
+            return Update(change, None, f"cannot read the chat now: {result.message}")
         if change is Change.APPENDED:
             old = self.history
-            grown = old.grown(result.appended)
+            try:
+                grown = old.grown(result.appended)
+            except MemoryError:
+                grown = None
             if grown is not None:
                 self.history = grown
                 added = len(grown.source) - len(old.source)
@@ -40,10 +52,12 @@ class Follower:
                 return Update(change, grown, what, True)
         try:
             history = self._reload()
-        except InputError as exc:
+        except (InputError, MemoryError) as exc:
             # a writer caught mid-write (half a JSON document): say so and try again at the next change
-            self.watch.reset(None, b"")
-            return Update(change, None, f"cannot read the chat now: {exc}")
+            self.watch.restore(before)
+            self.watch.hold()
+            reason = "ran out of memory" if isinstance(exc, MemoryError) else str(exc)
+            return Update(change, None, f"cannot read the chat now: {reason}")
         self.history = history
         what = {
             Change.APPENDED: "appended to",

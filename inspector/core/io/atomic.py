@@ -93,12 +93,35 @@ def _make_temp(directory: Path, name: str, holder: list[str]) -> tuple[int, str]
     """
     for _ in range(100):
         tmp = str(directory / f".{name}.{os.urandom(4).hex()}.tmp")
-        holder.append(tmp)
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), tmp
-        except FileExistsError:
-            holder.pop()  # someone else's file: never removed by us
+        with _PENDING_LOCK:
+            if _closing:
+                raise InputError("not written: the program is ending", str(directory / name))
+            holder.append(tmp)
+            try:
+                return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), tmp
+            except FileExistsError:
+                holder.pop()  # someone else's file: never removed by us
     raise FileExistsError(17, "no free temporary name", str(directory))
+
+
+# the temporary files being written, in any thread: a signal handler that ends the program (the app's, whose
+# exports are written by worker threads, where no handler can be set) removes them with remove_temporaries
+_PENDING: dict[int, list[str]] = {}  # by id: the holders of the writes in progress
+_PENDING_LOCK = threading.RLock()  # re-entrant: a signal handler in the thread that holds it
+_closing = False
+
+
+def remove_temporaries() -> None:
+    """Remove every temporary file still being written (the program is ending: a signal); none is made after."""
+    global _closing
+    with _PENDING_LOCK:
+        _closing = True
+        names = [tmp for holder in _PENDING.values() for tmp in holder]
+    for tmp in names:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def _write_through(target: Path, data: bytes | Iterable[bytes]) -> Path:
@@ -139,6 +162,8 @@ def _cleanup_on_signals() -> Iterator[list[str]]:
     """
     holder: list[str] = []
     previous: dict[int, Any] = {}
+    with _PENDING_LOCK:
+        _PENDING[id(holder)] = holder
     if threading.current_thread() is threading.main_thread():
         for signum in _SIGNALS:
             try:
@@ -153,6 +178,8 @@ def _cleanup_on_signals() -> Iterator[list[str]]:
                 os.unlink(tmp)
             except OSError:
                 pass
+        with _PENDING_LOCK:
+            _PENDING.pop(id(holder), None)
         for signum, handler in previous.items():
             try:
                 signal.signal(signum, handler)

@@ -46,7 +46,9 @@ def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
     except UnicodeDecodeError as exc:
         raise PresetsError(f"{path}: cannot read ({exc}); left untouched") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise PresetsError(f"{path}: nested too deeply to be a presets file; left untouched") from None
     except ValueError as exc:
         raise PresetsError(f"{path}: not valid JSON ({exc}); left untouched") from None
     presets = data.get("presets") if isinstance(data, dict) else None
@@ -56,7 +58,7 @@ def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
     for name, entry in presets.items():
         values = entry.get("thresholds") if isinstance(entry, dict) else None
         if not isinstance(values, dict) or not all(
-            isinstance(values.get(k), int) or (k == FOLLOWING and values.get(k) is None) for k in KEYS
+            _integer(values.get(k)) or (k == FOLLOWING and values.get(k) is None) for k in KEYS
         ):
             raise PresetsError(f"{path}: preset {name!r} needs the five integer thresholds; left untouched")
         strategies = entry.get("strategies")
@@ -74,6 +76,15 @@ def load_presets(path: Path | None = None) -> dict[str, dict[str, Any]]:
         if isinstance(version, str) and version in VERSIONS:
             out[name]["scout_version"] = version
     return out
+
+
+def _no_constant(name: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity``: not JSON, and no threshold."""
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)  # `true` is no threshold
 
 
 def _write(presets: dict[str, dict[str, Any]], path: Path) -> Path:

@@ -86,6 +86,8 @@ def parse(text: str, exact_integers: bool = True) -> Any:
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError as exc:
+            if exc.msg.startswith("depth limit"):  # nested past 1024 with valid text before: past Ruby's 100
+                raise RubyJSONError("JSON::NestingError", f"nesting of {MAX_NESTING + 1} is too deep") from None
             # orjson refuses numbers beyond a double (1e400); Ruby reads them as Infinity
             if (
                 "/*" not in text
@@ -128,7 +130,9 @@ def _parse_stdlib(text: str) -> Any:
             except RubyJSONError:
                 pass
         return _stdlib_error(text)
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:  # nested past the decoder's depth (~1000): JSON.parse stops at 101
+        raise RubyJSONError("JSON::NestingError", f"nesting of {MAX_NESTING + 1} is too deep") from None
+    except ValueError as exc:
         raise RubyJSONError("JSON::ParserError", f"{getattr(exc, 'msg', 'invalid JSON')}") from None
     if has_invalid_bytes(text):
         return _parse_ruby(text)

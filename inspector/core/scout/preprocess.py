@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.core.errors import InputError, ScoutRaises
-from inspector.core.files import DIRECTORY_LIMIT, Refused, size_text
+from inspector.core.files import DIRECTORY_LIMIT, INCLUDE_BUDGET, Refused, size_text
 from inspector.core.model import Chat, Consumed, Finding, Message
 from inspector.core.scout.named_files import (
     MAX_DIRECTORY_FILES,
@@ -46,6 +46,30 @@ class Item:
 
 
 @dataclass(slots=True)
+class _Budget:
+    """What is left of ``INCLUDE_BUDGET`` for the files one chat pulls in: shared by its imports, so a 4 KB
+    chat naming one 50 MB file 300 times (each directive its own copy) stays bounded."""
+
+    left: int = field(default_factory=lambda: INCLUDE_BUDGET)
+
+    def check(self, path: str) -> None:
+        """Refuse ``path`` (before reading it) when it is larger than what is left."""
+        try:
+            size = os.stat(path).st_size
+        except (OSError, ValueError):
+            return  # the read says why
+        if size > self.left:
+            raise Refused(
+                f"past the inspector's {size_text(INCLUDE_BUDGET)} limit for all the files one chat pulls in "
+                "(imports, `file:` and `directory:` together): not read",
+                path,
+            )
+
+    def spend(self, count: int) -> None:
+        self.left -= count
+
+
+@dataclass(slots=True)
 class _Work:
     """What one compile pass collects besides the messages."""
 
@@ -58,6 +82,7 @@ class _Work:
     synthetic_key: tuple[Any, ...] | None = (
         None  # the parser's leading empty message: never in the file, never reported
     )
+    budget: _Budget = field(default_factory=_Budget)  # shared with the imports' own passes
 
     def consume(self, item: Item, step: str, reason: str) -> None:
         if item.key != self.synthetic_key:
@@ -104,13 +129,24 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
                 f"{role}: {name!r} not found (scout-ai raises 'Import not found: {name}')", where, item.message.line
             )
         resolved = str(Path(found).resolve())
-        if resolved in work.chain or len(work.chain) >= MAX_IMPORT_DEPTH:
-            what = "imports itself" if resolved in work.chain else f"nests imports deeper than {MAX_IMPORT_DEPTH}"
+        if resolved in work.chain:
+            # scout-ai recurses until its stack overflows: Ruby's SystemStackError (exit 3, what scout-ai raises)
+            raise ScoutRaises(
+                f"{role}: {name!r} imports itself: scout-ai recurses until its stack overflows and would raise "
+                "SystemStackError (stack level too deep)",
+                where,
+                item.message.line,
+            )
+        if len(work.chain) >= MAX_IMPORT_DEPTH:  # the inspector's own bound: scout-ai would go on
             raise InputError(
-                f"{role}: {name!r} {what} (scout-ai recurses until its stack overflows)", where, item.message.line
+                f"{role}: {name!r} nests imports deeper than {MAX_IMPORT_DEPTH}, the inspector's limit",
+                where,
+                item.message.line,
             )
         try:
+            work.budget.check(found)
             text, note = read_chat_file(found)
+            work.budget.spend(len(text))
             work.read.append(found)
         except Refused as exc:
             if exc.errno in _RUBY_ERRNO:
@@ -156,7 +192,7 @@ def _imports(items: list[Item], work: _Work, path: str | None) -> list[Item]:
                 f"{role}: {name!r} has no message to take (scout-ai fails on nil)", where, item.message.line
             )
         synthetic = item.key + (0,) if role == "import" and parsed.synthetic_first else None
-        sub = _Work(work.chat_path, chain=work.chain + (resolved,), synthetic_key=synthetic)
+        sub = _Work(work.chat_path, chain=work.chain + (resolved,), synthetic_key=synthetic, budget=work.budget)
         compiled = compile_chat(new, sub, found)
         work.consumed.extend(sub.consumed)
         work.findings.extend(sub.findings)
@@ -358,7 +394,9 @@ def _files(items: list[Item], work: _Work, path: str | None) -> list[Item]:
             continue
         try:
             if role == "file":
+                work.budget.check(found)
                 made = [file_message(found, name, item.message)]
+                work.budget.spend(len(made[0].fields["content"]))
                 work.read.append(found)
             else:
                 # `Path.setup(target).glob('**/*')` globs `target.find`: an unlocated (relative) path is found
@@ -397,7 +435,9 @@ def _directory_messages(base: str, name: str, item: Item, work: _Work) -> list[M
         try:
             if total >= DIRECTORY_LIMIT:
                 raise Refused(f"past the inspector's {size_text(DIRECTORY_LIMIT)} limit for one directory", path)
+            work.budget.check(path)
             message = file_message(path, path, item.message)
+            work.budget.spend(len(message.fields["content"]))
             work.read.append(path)
         except OSError as exc:
             reason = exc.reason if isinstance(exc, Refused) else f"cannot read ({exc.strerror or exc})"

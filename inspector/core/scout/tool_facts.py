@@ -519,7 +519,8 @@ def _scan(messages: Any, indices: Any) -> Any:
     check = _IDENTITY.decode
     careful_parse = rubyjson.parse
     tool_roles = _TOOL_ROLES
-    strict_errors = (msgspec.DecodeError, msgspec.ValidationError)
+    # RecursionError: nested past the decoder's own depth (~1000), far past JSON.parse's 100: the careful path
+    strict_errors = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
     def fail(index: Any, data: Any, exception: Any, why: Any) -> Any:
         message = messages[index]
@@ -654,7 +655,7 @@ def _may_nest_too_deep(content: str, main: msgspec.Raw) -> bool:
             return False
     try:
         value = msgspec.json.decode(content)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return True  # valid (the strict check passed), so refused only for its depth, far past 100
     return rubyjson.too_deep(content, value)
 

@@ -65,7 +65,7 @@ def _detect(text: str, path: str | None) -> tuple[str, bool]:
     )
 
 
-MAP_FROM = 8 * 1024 * 1024  # larger JSON arrays are parsed from a memory map, without a copy in Python
+MAP_FROM = 8 * 1024 * 1024  # larger JSON arrays are parsed without keeping their bytes (json_array.load_path)
 
 
 def _head(path: str | Path) -> bytes | None:
