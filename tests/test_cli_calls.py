@@ -83,11 +83,12 @@ def test_at_last_is_the_newest_call_and_bad_numbers_are_one_line(tmp_path, capfd
 def test_calls_lists_one_row_per_call(capfdbinary):
     code, out, _ = run(capfdbinary, "calls", DEMO)
     lines = out.decode().splitlines()
-    assert code == 0 and lines[0] == f"60 call(s) in {DEMO}"
+    assert code == 0 and lines[0] == f"60 call(s) in {DEMO}; tokens: o200k_base"
     assert lines[1].split() == [
-        "call", "index", "line", "messages", "chars", "full", "truncated", "dropped", "error", "undecided", "tool"
+        "call", "index", "line", "messages", "chars", "tokens", "reported", "full", "truncated", "dropped", "error",
+        "undecided", "tool"
     ]  # fmt: skip
-    assert lines[2].split() == ["1", "3", "12", "2", "154", "2", "0", "0", "0", "0", "read_file"]
+    assert lines[2].split() == ["1", "3", "12", "2", "154", "31", "1,250", "2", "0", "0", "0", "0", "read_file"]
     assert len(lines) == 62
     code, out, _ = run(capfdbinary, "calls", DEMO, "--format", "json")
     rows = json.loads(out)
@@ -98,6 +99,11 @@ def test_calls_lists_one_row_per_call(capfdbinary):
         "role": "function_call",
         "messages": 57,
         "chars": 107539,
+        "tokens": rows[29]["tokens"],
+        "reported_prompt_tokens": 11400,
+        "reported_completion_tokens": 40,
+        "reported_total_tokens": 11440,
+        "unexplained_tokens": None,
         "full": 56,
         "truncated": 1,
         "dropped": 0,

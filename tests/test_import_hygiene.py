@@ -157,6 +157,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("ruby", ("inspector.core.ruby",)),
+    ("tokens", ("inspector.core.tokens",)),  # counting tokens: scout, analysis, calls and present use it
     ("policies", ("inspector.core.policies",)),
     ("scout", ("inspector.core.scout",)),
     ("strategies", ("inspector.core.scout.strategies",)),

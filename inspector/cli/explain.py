@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 from inspector.core.inspection import Inspection
 from inspector.core.present.export import EXPLAIN_FORMATS, explain_chunks
 
-from .calls import add_at
+from .calls import add_at, add_tokenizer, window
 from .output import EXIT_OK, emit, scout_error
 
 if TYPE_CHECKING:
+    from inspector.core.analysis.audit import AuditFinding
+
     from .output import AddCommon, Subcommands
 
 
@@ -27,17 +29,30 @@ def add_parser(sub: Subcommands, common: AddCommon) -> None:
     )
     explain.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     explain.add_argument("--audit", action="store_true", help="add the forgetting audit: findings of likely damage")
+    add_tokenizer(explain)
+    explain.add_argument(
+        "--context-window",
+        type=window,
+        metavar="N",
+        help="with --audit: the model's context window in tokens; calls whose prompt is larger are listed",
+    )
 
 
 def run(args: Namespace, inspection: Inspection) -> int:
     prompt = inspection.prompt()
     history = args.history
     sent_before = None
+    extra: list[AuditFinding] = []
     if args.audit and history is not None and inspection is history.whole:
         from inspector.core.calls.timeline import tiers_before_calls
+        from inspector.core.calls.usage import usage_findings
 
         sent_before = tiers_before_calls(history)  # a repeated call judged in the prompt its call was sent
-    emit(args, explain_chunks(inspection, prompt, args.format, with_audit=args.audit, sent_before=sent_before))
+        extra = usage_findings(history, context_window=args.context_window)  # recorded usage, the window
+    chunks = explain_chunks(
+        inspection, prompt, args.format, with_audit=args.audit, sent_before=sent_before, extra_audit=extra
+    )
+    emit(args, chunks)
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
     failed = prompt.send_error()

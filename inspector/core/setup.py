@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from inspector.core import tokens
 from inspector.core.errors import UsageError
 from inspector.core.scout import versions
 
@@ -35,7 +36,8 @@ class Setup:
     this process's); ``config_files``: scout config files (None: scout's own lookup path, ``()``:
     none); ``strategies``: the list given (None: the chat's choice, else the version's default);
     ``version``: the scout-ai version whose prompt layer runs (None: the earliest that has every
-    strategy in force).
+    strategy in force); ``tokenizer``: how tokens are counted wherever they are shown (``core.tokens``:
+    o200k, cl100k, estimate).
     """
 
     overrides: tuple[tuple[str, str], ...] = ()
@@ -43,6 +45,7 @@ class Setup:
     config_files: tuple[Path, ...] | None = None
     strategies: str | None = None
     version: str | None = None
+    tokenizer: str = tokens.DEFAULT
 
     @classmethod
     def of(
@@ -53,9 +56,10 @@ class Setup:
         config_files: list[Path] | tuple[Path, ...] | None = None,
         strategies: str | None = None,
         version: str | None = None,
+        tokenizer: str = tokens.DEFAULT,
     ) -> Setup:
-        """A setup from the loose values a command line gives; an unknown version is a usage error here,
-        before any chat is read."""
+        """A setup from the loose values a command line gives; an unknown version or tokenizer is a usage
+        error here, before any chat is read."""
         versions.get(version)
         return cls(
             tuple((overrides or {}).items()),
@@ -63,6 +67,7 @@ class Setup:
             tuple(config_files) if config_files is not None else None,
             strategies,
             version,
+            tokens.check(tokenizer),
         )
 
     def overrides_dict(self) -> dict[str, str]:
@@ -85,3 +90,7 @@ class Setup:
 
     def with_strategies(self, strategies: str | None) -> Setup:
         return replace(self, strategies=strategies)
+
+    def token_counter(self) -> tokens.Tokenizer:
+        """The tokenizer named by ``tokenizer`` (shared by the process: its counts are cached)."""
+        return tokens.get(self.tokenizer)

@@ -14,13 +14,16 @@ CLI can list them and the app can jump to them. The patterns:
   none left in the kept tail (the line that says what went wrong is what it needed);
 * consumed_turns: a `clear` or `previous_response_id` removed earlier turns before the
   strategies ran;
-* loader_*: hazards the loader noticed (Chat.findings), e.g. a block that swallows lines.
+* loader_*: hazards the loader noticed (Chat.findings), e.g. a block that swallows lines;
+* unexplained_usage / over_window: a call whose recorded prompt size (its meta record's ``pt``) the rebuilt
+  prompt plus the chat's estimated overhead does not explain, and a call whose prompt is larger than the
+  context window: made in the calls layer (``calls.usage.usage_findings``) and passed in as ``extra``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -87,11 +90,19 @@ SentBefore = Callable[[int, int], "d.Tier | None"]
 ``timeline.tiers_before_calls``)."""
 
 
+UNEXPLAINED_USAGE = "unexplained_usage"
+OVER_WINDOW = "over_window"
+
+
 def audit(
-    inspection: Inspection, prompt: Prompt | None = None, sent_before: SentBefore | None = None
+    inspection: Inspection,
+    prompt: Prompt | None = None,
+    sent_before: SentBefore | None = None,
+    extra: Sequence[AuditFinding] = (),
 ) -> list[AuditFinding]:
     """``sent_before``: the prompts at the chat's calls; without it a repeated call is judged in the whole
-    chat's messages before it under the whole chat's thresholds (not exact where config lines come later)."""
+    chat's messages before it under the whole chat's thresholds (not exact where config lines come later).
+    ``extra``: findings made above this layer (the calls' recorded usage), listed with the others."""
     prompt = prompt or inspection.prompt()
     numbers = RowNumbers.of(inspection.chat)
     tools = _Tools(inspection)
@@ -101,6 +112,7 @@ def audit(
     findings += _cut_errors(inspection, prompt, numbers)
     findings += _consumed(inspection, numbers)
     findings += _loader(inspection, numbers)
+    findings += extra
     findings.sort(key=lambda f: (f.rows[0] if f.rows else -1, f.kind))
     return findings
 

@@ -5,14 +5,14 @@ writes them, so a file exported from the app equals the command's output byte fo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from itertools import chain
 from typing import Any
 
 import orjson
 
-from inspector.core.analysis.audit import SentBefore, audit
+from inspector.core.analysis.audit import AuditFinding, SentBefore, audit
 from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.printers import PRINTERS, render_chunks
@@ -66,6 +66,7 @@ def explain_chunks(
     fmt: str,
     with_audit: bool = False,
     sent_before: SentBefore | None = None,
+    extra_audit: Sequence[AuditFinding] = (),
 ) -> Iterator[bytes]:
     """The explanation report in pieces: rows, the loader's findings and the summary; the audit when asked.
 
@@ -80,7 +81,7 @@ def explain_chunks(
     if info.error is None and (failed := prompt.send_error()) is not None:
         info = replace(info, error=failed)  # the strategies ran; sending what they prepared raises
     findings = inspection.chat.findings
-    audited = audit(inspection, prompt, sent_before) if with_audit else None
+    audited = audit(inspection, prompt, sent_before, extra_audit) if with_audit else None
     if fmt == "json":
         rest: dict[str, Any] = {"findings": [f.as_dict() for f in findings], "summary": info.as_dict()}
         if audited is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from inspector.core.policies.decision import Tier
+from inspector.core.tokens import estimate_chars
 
 ALWAYS_SHOWN = (Tier.FULL, Tier.TRUNCATED, Tier.DROPPED)  # listed even at zero
 
@@ -64,5 +65,6 @@ def tier_counts(counts: dict[Tier, int]) -> dict[Tier, int]:
 
 
 def estimate_tokens(chars: int) -> int:
-    """A rough estimate (about 4 characters per token); never shown without saying so."""
-    return (chars + 3) // 4
+    """A rough estimate (about 4 characters per token); never shown without saying so (the ``estimate``
+    tokenizer of ``core.tokens``, its one source)."""
+    return estimate_chars(chars)
