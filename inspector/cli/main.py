@@ -101,7 +101,13 @@ def build_app_parser() -> argparse.ArgumentParser:
         description="Open the inspector app on a stored chat (the demo chat by default). "
         f"Headless commands: {', '.join(COMMANDS)} (see '{PROG} COMMAND --help').",
     )
-    parser.add_argument("chat", metavar="CHAT", nargs="?", help="the stored chat file (default: the bundled demo)")
+    parser.add_argument(
+        "chat",
+        metavar="CHAT",
+        nargs="*",
+        help="the stored chat file (default: the bundled demo); a directory, a glob or several paths open the "
+        "corpus view: a row per chat, scored at every model call",
+    )
     parser.add_argument(
         "--set",
         dest="sets",
@@ -184,16 +190,29 @@ def _unexpected(exc: BaseException, argv: list[str]) -> int:
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)
-    chat = next((a for a in argv[1 if argv and argv[0] in COMMANDS else 0 :] if not a.startswith("-")), None)
-    if isinstance(exc, MemoryError):
-        what = "ran out of memory"
-    elif isinstance(exc, RecursionError):
+    chat = _chat_of(argv)
+    where = f"{chat}: " if chat else ""
+    if isinstance(exc, MemoryError):  # not a bug: the input is too large for this machine
+        return fail(f"{where}ran out of memory")
+    if isinstance(exc, RecursionError):
         what = "input nested too deeply"
     else:
         what = f"unexpected error ({type(exc).__name__}: {exc})"
     hint = "" if "--debug" in argv else "; run again with --debug for the traceback"
-    where = f"{chat}: " if chat else ""
     return fail(f"{where}{what}; this is a bug in {PROG}, please report it{hint}")
+
+
+def _chat_of(argv: list[str]) -> str | None:
+    """The chat path the command line names (argv parsed again: an option's value is never taken for it)."""
+    try:
+        parser = build_parser(argv[0]) if argv and argv[0] in COMMANDS else build_app_parser()
+        args, _ = parser.parse_known_args(argv)
+    except BaseException:  # a usage error, --help: no chat to name
+        return None
+    chat = getattr(args, "chat", None)
+    if isinstance(chat, list):  # the app's paths
+        chat = chat[0] if len(chat) == 1 else None
+    return chat if isinstance(chat, str) else None
 
 
 def config_files(args: argparse.Namespace) -> list[Path] | None:
@@ -248,6 +267,7 @@ def _run_command(args: argparse.Namespace) -> int:
             return command_module(args.command).run(args, overrides, config_files(args))
         from inspector.core.inspection import open_inspection
         from inspector.core.setup import ChatSource, Setup
+        from inspector.core.tokens import DEFAULT as DEFAULT_TOKENIZER
 
         source = ChatSource.of(args.chat, args.input_format)
         setup = Setup.of(
@@ -255,6 +275,7 @@ def _run_command(args: argparse.Namespace) -> int:
             config_files=config_files(args),
             strategies=args.strategies,
             version=args.scout_version,
+            tokenizer=getattr(args, "tokenizer", None) or DEFAULT_TOKENIZER,
         )
         args.history = None
         # a history for the calls: stepping to one, a timeline, the audit's repeated calls judged at their call

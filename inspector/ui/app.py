@@ -261,5 +261,25 @@ def run_app(
         if not paths:
             label = f"{Path(path).name} (bundled demo)"
         app = InspectorApp(ChatSource.of(path, args.input_format), setup, label=label, follow=follow)
-    app.run()
+    # SIGTERM/SIGHUP (a closed terminal): an orderly exit that restores the terminal (alternate screen,
+    # mouse reporting), after removing the temporary file of an export being written in a worker thread
+    import asyncio
+    import signal
+
+    from inspector.core.io.atomic import remove_temporaries
+
+    def ended(signum: int, frame: object) -> None:
+        remove_temporaries()
+        try:
+            asyncio.get_running_loop().call_soon_threadsafe(lambda: app.exit(None, 128 + signum))
+        except RuntimeError:  # before the app's loop runs, or after: exit as the default handler would
+            raise SystemExit(128 + signum) from None
+
+    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {signum: signal.signal(signum, ended) for signum in wanted}
+    try:
+        app.run()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     return app.return_code or 0, app.start_error

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from .conftest import screen_text, settle, view_lines
 
 DEMO_CHAT = Path(__file__).resolve().parents[2] / "inspector" / "demo" / "demo.chat"
@@ -264,6 +266,7 @@ async def test_a_burst_of_steps_counts_every_press(make_app):
         assert app.chat.call == 59 and app.chat.view.current_row == 4
 
 
+@pytest.mark.slow  # in CI's thorough pass: the quick suite stays under a minute
 async def test_steps_of_ten_and_a_hundred_and_g_takes_a_call(make_app):
     app = make_app(DEMO_CHAT)
     async with app.run_test(size=(140, 44)) as pilot:

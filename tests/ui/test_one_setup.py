@@ -37,7 +37,9 @@ async def test_why_under_2_1_gives_2_1_s_rule_and_fixes(make_app):
         assert "last sent at call 57; at call 58: truncated" in text
 
 
-@pytest.mark.parametrize("presses", [0, 1, 2])  # seed, then V: 1.2.6, V again: 2.1
+@pytest.mark.parametrize(
+    "presses", [pytest.param(0, marks=pytest.mark.slow), pytest.param(1, marks=pytest.mark.slow), 2]
+)  # seed, then V: 1.2.6, V again: 2.1 (the quick suite takes 2.1)
 async def test_after_v_why_the_strip_and_the_audit_answer_for_the_list(make_app, presses):
     app = make_app(DEMO_CHAT)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -124,6 +126,7 @@ async def test_follow_keeps_the_version_after_an_append_and_a_rewrite(make_app, 
         assert doc.history.setup.version == "2.1" and doc.prompt.version == "2.1"
 
 
+@pytest.mark.slow  # in CI's thorough pass: the quick suite stays under a minute
 async def test_v_then_follow_keeps_the_switched_version(make_app, tmp_path):
     path = tmp_path / "live.chat"
     path.write_bytes(DEMO_CHAT.read_bytes())
@@ -141,6 +144,7 @@ async def test_v_then_follow_keeps_the_switched_version(make_app, tmp_path):
         assert "shorten_tools_epoch" in summary(app)
 
 
+@pytest.mark.slow  # in CI's thorough pass: the quick suite stays under a minute
 async def test_why_at_a_past_call_under_1_2_6_answers_for_that_call(make_app):
     app = make_app(DEMO_CHAT, scout_version="1.2.6")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -34,6 +34,7 @@ def pinned_app(make_app, **kwargs):
     return app
 
 
+@pytest.mark.slow  # the pinned pictures: CI's thorough pass compares them
 def test_snapshot_the_demo_at_120x40(make_app, snap_compare):
     async def loaded(pilot):
         await settle(pilot.app, pilot)
@@ -41,6 +42,7 @@ def test_snapshot_the_demo_at_120x40(make_app, snap_compare):
     assert snap_compare(pinned_app(make_app), terminal_size=(120, 40), run_before=loaded)
 
 
+@pytest.mark.slow  # the pinned pictures: CI's thorough pass compares them
 def test_snapshot_why_under_2_1(make_app, snap_compare):
     async def why(pilot):
         await settle(pilot.app, pilot)
@@ -50,6 +52,7 @@ def test_snapshot_why_under_2_1(make_app, snap_compare):
     assert snap_compare(pinned_app(make_app, scout_version="2.1"), terminal_size=(120, 40), run_before=why)
 
 
+@pytest.mark.slow  # the pinned pictures: CI's thorough pass compares them
 def test_snapshot_ab_after_a_version_switch_at_80x24(make_app, snap_compare):
     async def compare(pilot):
         await settle(pilot.app, pilot)

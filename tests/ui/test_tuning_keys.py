@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from inspector.ui.widgets.summary import SummaryBar
 
 from .conftest import settle
@@ -59,6 +61,7 @@ async def test_ctrl_z_undoes_edits_fixes_strategies_and_versions_in_turn(make_ap
         assert app.notices[-1] == "nothing to undo"
 
 
+@pytest.mark.slow  # in CI's thorough pass: the quick suite stays under a minute
 async def test_keys_typed_in_one_field_are_one_step_back(make_app):
     app = make_app()
     async with app.run_test(size=(160, 45)) as pilot:

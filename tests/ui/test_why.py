@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from inspector.core.analysis.fixes import FixSearchCancelled
 from inspector.ui.screens import why as why_module
 from inspector.ui.screens.help import HelpScreen
@@ -90,6 +92,7 @@ async def test_fix_1_keeps_the_fact_with_its_call(make_app):
         assert "read_file:" in call and "read_file:" in output and "dropped" not in call + output
 
 
+@pytest.mark.slow  # in CI's thorough pass: the quick suite stays under a minute
 async def test_fixes_found_at_a_past_call_say_they_hold_for_that_call_only(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from inspector.core.analysis.sweep import MAX_VALUES, parse_range
 from inspector.core.errors import UsageError
 from inspector.core.scout import versions
-from inspector.core.scout.settings import Thresholds, keys_for, resolve, strategies_setting
+from inspector.core.scout.settings import FLOAT_KEYS, Thresholds, keys_for, resolve, strategies_setting
 from inspector.core.scout.strategies import parse_spec
 from inspector.core.setup import Setup
 
@@ -54,6 +54,21 @@ def parse_grid(specs: list[str] | tuple[str, ...]) -> tuple[Setting, ...]:
     if size > MAX_VALUES:
         raise UsageError(f"the --vary grid has {size:,} settings; at most {MAX_VALUES:,}")
     return tuple(Setting(tuple(zip((k for k, _ in axes), point))) for point in itertools.product(*(v for _, v in axes)))
+
+
+AROUND = (0.25, 0.5, 0.75, 1, 1.5, 2, 4)  # the factors of a large value charted around it
+
+
+def around(key: str, current: Value, count: int = 7) -> tuple[Value, ...]:
+    """A few values of ``key`` around ``current``, ascending, ``current`` among them: a small count steps by
+    one from a little below it, a larger value (or a ratio) is scaled by ``AROUND``."""
+    if key in FLOAT_KEYS:
+        return tuple(sorted({round(float(current) * f, 3) for f in AROUND} | {current}))
+    now = int(current)
+    if now < 2 * count:
+        start = max(0, now - count // 2)
+        return tuple(range(start, start + count))
+    return tuple(sorted({round(now * f) for f in AROUND}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,9 +29,10 @@ from textual.worker import Worker, get_current_worker
 from inspector.core.corpus.discover import Discovery, discover
 from inspector.core.corpus.grid import InForce, Setting, Value, around, in_force
 from inspector.core.corpus.score import ChatScore, Job, SettingScore, score_chat
+from inspector.core.errors import UsageError
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS, Source, Thresholds
-from inspector.core.scout.strategies import known_strategies
+from inspector.core.scout.strategies import UnknownStrategy, known_strategies
 from inspector.core.setup import ChatSource, Setup
 from inspector.core.yielding import pause_if_due
 
@@ -60,7 +61,7 @@ def chart_lines(key: str, current: Value, points: list[tuple[Value, int, int]]) 
     if not points:
         return [f"cost against refetches over {key}: nothing to chart"]
     high = max(chars for _, chars, _ in points) or 1
-    lines = [f"cost against refetches, every chat at each value of {key} (▶ now):"]
+    lines = [f"{key}: the corpus's chars and refetches at each value (▶ now)"]
     for value, chars, refetches in points:
         mark = "▶" if value == current else " "
         bar = "█" * round(chars * BAR / high)
@@ -150,14 +151,17 @@ class CorpusScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         table = self.table
-        for key, title in COLUMNS:
-            table.add_column(Text(title), key=key)
+        for n, (key, title) in enumerate(COLUMNS, 1):
+            table.add_column(Text(f"{n} {title} ▼"), key=key)  # as wide as its label with the sort arrow
         table.add_column(Text("first refetch"), key="first")
         table.add_column(Text("note"), key="note")
         self._show_headers()
         table.focus()
-        self.editor.set_chat_label("each chat's")
-        self._show_editor()
+        try:
+            self._show_editor()
+        except (UsageError, UnknownStrategy) as exc:  # --strategies or --scout-version given wrong
+            self.app.post_message(StartFailed(one_line(str(exc), 600)))
+            return
         self.rescore()
         if self.app.size.width >= 140:
             await self.editor.open()
@@ -225,7 +229,7 @@ class CorpusScreen(Screen[None]):
                 )
             )
             return
-        self._rebuild()
+        self._rebuild(by_path=False)
 
     @on(CorpusScored)
     def _scored(self, event: CorpusScored) -> None:
@@ -234,17 +238,18 @@ class CorpusScreen(Screen[None]):
         self.incoming[event.score.path] = event.score
         self.done, self.total = event.done, event.total
         if not self.scores and time.monotonic() - self._rebuilt_at >= REBUILD_EVERY:
-            self._rebuild()  # the first scoring: rows come in as they are scored
+            self._rebuild(by_path=False)  # the first scoring: rows come in as they are scored
         self._show_status()
 
     @on(CorpusDone)
     def _done(self, event: CorpusDone) -> None:
         if event.generation != self.generation:
             return
+        first = not self.scores
         self.scores, self.incoming = self.incoming, {}
         self.scored_setup = self.setup()
         self.scoring, self.elapsed = False, event.elapsed
-        self._rebuild()
+        self._rebuild(by_path=not first)  # the first scoring: the cursor stays on the top row, the worst
         self._show_status()
         self.request_chart()
 
@@ -414,10 +419,12 @@ class CorpusScreen(Screen[None]):
             read.sort(key=lambda p: (-value(p)[0] if self.descending else value(p)[0], p))
         return read + waiting + unreadable
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, by_path: bool = True) -> None:
+        """The rows again, in order; the cursor stays on its chat (``by_path``), else on its row."""
         self._rebuilt_at = time.monotonic()
         table = self.table
-        current = self.current_path()
+        current = self.current_path() if by_path else None
+        row = table.cursor_row
         table.clear()
         found = self.discovery
         if found is None:
@@ -428,6 +435,8 @@ class CorpusScreen(Screen[None]):
             table.add_row(*self._cells(path, scores.get(path), skipped.get(path)), key=path)
         if current is not None and current in table.rows:  # the row it was on, wherever it is now
             table.move_cursor(row=table.get_row_index(current), animate=False)
+        elif table.row_count:
+            table.move_cursor(row=min(row, table.row_count - 1), animate=False)
 
     @staticmethod
     def _cells(path: str, score: ChatScore | None, skipped: str | None) -> list[Text]:
@@ -466,13 +475,13 @@ class CorpusScreen(Screen[None]):
         else:
             scores = self.shown()
             unreadable = sum(1 for s in scores.values() if not s.read) + len(found.skipped)
-            parts = [f"{len(found.chats):,} chat(s)"]
-            if unreadable:
-                parts.append(f"{unreadable:,} unreadable or skipped")
+            parts = []
             if self.scoring:
                 parts.append(f"scoring {self.done:,} of {self.total:,} chats…")
-            elif self.elapsed is not None:
-                parts.append(f"scored in {self.elapsed:.1f} s")
+            read = sum(1 for s in scores.values() if s.read)
+            parts.append(f"{read:,} chat(s) scored" + (f" in {self.elapsed:.1f} s" if self.elapsed is not None else ""))
+            if unreadable:
+                parts.append(f"{unreadable:,} unreadable or skipped")
             parts.append("strategies: " + (self.strategies or "each chat's choice"))
             if self.edits:
                 parts.append("edited: " + ", ".join(f"{k}={v}" for k, v in self.edits.items()))

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ..keymap import APP_ACTIONS, OTHER_KEYS, VIEW_ACTIONS
+from ..keymap import APP_ACTIONS, CORPUS_ACTIONS, OTHER_KEYS, VIEW_ACTIONS
 from .base import Dialog
 
 WIDTH = 66  # the dialog box is 76 columns less its border, padding and scrollbar
@@ -23,7 +23,12 @@ def _entry(keys: str, text: str) -> str:
 
 def help_text() -> str:
     lines = ["Keys (also in the command palette, ctrl+p)", ""]
-    for title, actions in (("In the list", VIEW_ACTIONS), ("Anywhere", APP_ACTIONS)):
+    corpus = tuple(a for a in CORPUS_ACTIONS if a.action not in ("quit", "help"))
+    for title, actions in (
+        ("In the list", VIEW_ACTIONS),
+        ("Anywhere", APP_ACTIONS),
+        ("In the corpus view (a folder or several chats opened)", corpus),
+    ):
         lines.append(title)
         for a in actions:
             lines.append(_entry(a.shown_keys or a.keys.replace(",", ", "), f"{a.title}: {a.help}"))
