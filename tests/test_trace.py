@@ -204,3 +204,17 @@ def test_trace_reports_progress_and_stops_when_asked():
     with pytest.raises(TraceStopped) as stop:
         trace(inspection, "line", cancelled=lambda: next(asked))
     assert (stop.value.scanned, stop.value.total) == (256, 600)
+
+
+def test_a_text_found_only_in_another_case_says_so():
+    from inspector.core.analysis.trace import trace
+    from inspector.core.inspection import Inspection
+    from inspector.core.model import Chat, Message
+    from inspector.core.scout.settings import resolve
+
+    chat = Chat([Message({"role": "user", "content": "the Reconnect backoff"})])
+    inspection = Inspection(chat, resolve(env={}, config_files=[]))
+    verdict = trace(inspection, "reconnect").verdict()
+    assert verdict.endswith("It does occur when the case is ignored (--ignore-case; i in why).")
+    assert "ignored" not in trace(inspection, "absent").verdict()
+    assert trace(inspection, "reconnect", ignore_case=True).occurrences

@@ -19,7 +19,7 @@ from inspector.core.analysis.jsonspans import StringSpan, decoded_fields, shorte
 from inspector.core.analysis.visibility import Spot, kept_ranges, survives
 from inspector.core.errors import UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.model import Finding
+from inspector.core.model import Chat, Finding
 from inspector.core.numbering import RowNumbers
 from inspector.core.policies import decision as d
 from inspector.core.policies.decision import ToolKind
@@ -85,6 +85,7 @@ class Trace:
     ignore_case: bool
     occurrences: list[Occurrence] = field(default_factory=list)
     error: str | None = None  # scout-ai raises: nothing is sent at all
+    other_case: bool = False  # found nowhere as typed, but found when the case is ignored
 
     @property
     def hidden(self) -> list[Occurrence]:
@@ -95,7 +96,11 @@ class Trace:
         shown = repr(self.pattern)
         found = self.occurrences
         if not found:
-            return f"{shown} never occurs in the chat (not in any message, nor in anything consumed before the strategies)."
+            hint = " It does occur when the case is ignored (--ignore-case; i in why)." if self.other_case else ""
+            return (
+                f"{shown} never occurs in the chat (not in any message, nor in anything consumed before the "
+                f"strategies).{hint}"
+            )
         live = [o for o in found if o.message is not None]
         gone = [o for o in found if o.message is None]
         seen = sum(1 for o in found if o.visible)
@@ -297,7 +302,21 @@ def trace(
                 )
             )
     result.occurrences.sort(key=lambda o: (o.row, o.raw_start if o.raw_start is not None else o.spot.start))
+    if not result.occurrences and not ignore_case:
+        result.other_case = _other_case(chat, text, regex)
     return result
+
+
+def _other_case(chat: Chat, text: str, regex: bool) -> bool:
+    """Whether the text occurs when the case is ignored (asked only when it occurs nowhere as typed)."""
+    try:
+        pattern = compile_pattern(text, regex, True)
+    except UsageError:
+        return False
+    contents = [m.fields.get("content") for m in chat.messages] + [
+        c.message.fields.get("content") for c in chat.consumed
+    ]
+    return any(isinstance(c, str) and pattern.search(c) is not None for c in contents)
 
 
 _SIMPLE_ESCAPES = {
