@@ -102,6 +102,12 @@ APP_ACTIONS = (
     Action("left_curly_bracket", "step_calls(-100)", "Call -100", "step back a hundred model calls", False, "{"),
     Action("right_curly_bracket", "step_calls(100)", "Call +100", "step forward a hundred model calls", False, "}"),
     Action("L", "latest_call", "Latest", "back to the whole chat (what the next call would send)"),
+    Action(
+        "T",
+        "toggle_tokens",
+        "Tokens chart",
+        "the prompt's tokens at every call, rebuilt and as the API recorded them; ←/→ in it step the calls",
+    ),
     Action("o", "toggle_follow", "Follow", "follow the file while an agent writes it (appends and rewrites)"),
 )
 

@@ -21,6 +21,7 @@ from inspector.core.corpus.discover import Discovery
 from inspector.core.corpus.score import ChatScore
 
 from .document import Document
+from .widgets.token_chart import TokenSeries
 
 
 @dataclass
@@ -176,3 +177,12 @@ class CorpusCharted(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, CorpusCharted)
+
+
+@dataclass
+class TokensCounted(Message):
+    """The prompt's tokens at every call of one history (for the token chart)."""
+
+    history: object  # the ChatHistory counted (compared by identity)
+    settings: tuple[object, ...]  # the CallSettings key it was counted under
+    series: TokenSeries

@@ -30,10 +30,12 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.worker import Worker, get_current_worker
 
+from inspector.core import tokens
 from inspector.core.analysis.replan import Replanner
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.live import Follower
 from inspector.core.calls.timeline import CallSettings, index_at, message_tiers
+from inspector.core.calls.usage import CallTokens, call_usage
 from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
@@ -50,6 +52,7 @@ from inspector.core.scout.decision_text import describe
 from inspector.core.scout.settings import KEYS, SETTING_KEYS, Source, Thresholds, Value, keys_for
 from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
 from inspector.core.setup import ChatSource, Setup
+from inspector.core.yielding import pause_if_due
 
 from ..analysis import Replanners
 from ..document import Document, RowFilter, Settings, open_document, plan_call, refiltered, replan
@@ -64,6 +67,7 @@ from ..messages import (
     Replanned,
     StartFailed,
     StripReady,
+    TokensCounted,
     WorkerFailed,
     report_failure,
 )
@@ -76,6 +80,7 @@ from ..widgets.footer import KeyBar
 from ..widgets.prompt_bar import PromptBar
 from ..widgets.summary import Banner, StatusLine, SummaryBar
 from ..widgets.thresholds import CHAT_CHOICE, ThresholdEditor
+from ..widgets.token_chart import TokenChart, TokenSeries
 from .audit import AuditScreen
 from .export import ExportScreen
 from .filter import FilterScreen
@@ -179,6 +184,8 @@ class ChatScreen(Screen[None]):
         self._follow_worker: Worker[None] | None = None
         self._call_target: tuple[int | None, int | None] | None = None  # (call, message kept) asked, not shown
         self._retrace_why = False  # a followed chat grew: an open why traces it again
+        # the chart's counts: for one history under one call setting
+        self._token_series: tuple[ChatHistory, tuple[object, ...], TokenSeries] | None = None
         self._undo: list[tuple[Settings, str | None]] = []  # settings (and version) before each change
         self._undoing = False
         self._typing: str | None = None  # the field the last remembered change was typed in
@@ -228,6 +235,7 @@ class ChatScreen(Screen[None]):
                 yield DualColumnView(id="view")
                 yield StatusLine(id="status")
                 yield CallStrip(id="strip")
+                yield TokenChart(id="tokens")
                 yield ComparePanel(id="compare")
                 yield DetailPane(id="detail")
             yield ThresholdEditor(list(self.strategy_choices), id="editor")
@@ -393,6 +401,7 @@ class ChatScreen(Screen[None]):
         if generation != self.generation or self.doc is None:
             return  # a newer change: it schedules its own
         self._schedule_detail(0)
+        self.request_tokens()
         if self.strip_settings is not None and self.doc.call_settings().key() != self.strip_settings:
             self._schedule_strip(0)  # the timeline is planned under the edits too
         self.analysis_refresh()
@@ -1219,6 +1228,7 @@ class ChatScreen(Screen[None]):
             return  # a newer step: it schedules its own
         self._schedule_detail(0)
         self._schedule_strip(0)
+        self.request_tokens()
         self.analysis_refresh()
         if self._retrace_why:
             self._retrace_why = False
@@ -1244,6 +1254,73 @@ class ChatScreen(Screen[None]):
         if later:
             out.append(("…", f"{later:,} later message(s) not yet written at this call (> steps forward, L: latest)"))
         return out
+
+    # -- the token chart: the prompt's tokens at every call --------------------------------
+    @property
+    def token_chart(self) -> TokenChart:
+        return self.query_one("#tokens", TokenChart)
+
+    def action_toggle_tokens(self) -> None:
+        chart = self.token_chart
+        chart.toggle_class("-shown")
+        if chart.has_class("-shown"):
+            self.request_tokens()
+            self.set_focus(chart)
+        elif chart.has_focus:
+            self.set_focus(self.view)
+
+    def request_tokens(self) -> None:
+        doc = self.doc
+        chart = self.token_chart
+        if doc is None or not chart.has_class("-shown"):
+            return
+        history, settings = doc.history, doc.call_settings()
+        known = self._token_series
+        if known is not None and known[0] is history and known[1] == settings.key():
+            chart.show(known[2], doc.call)
+            return
+        chart.show(None, doc.call)
+        self._count_tokens(history, history.setup.tokenizer, settings)
+
+    @work(thread=True, exclusive=True, group="tokens", description="counting tokens", exit_on_error=False)
+    def _count_tokens(self, history: ChatHistory, name: str, settings: CallSettings) -> None:
+        """Every call planned as the strip plans it (the edits on screen, else each call's own)."""
+        tokenizer = tokens.get(name)
+        counter = CallTokens(history, tokenizer) if settings.key() == CallSettings().key() else None
+        worker = get_current_worker()
+        rebuilt, recorded = [], []
+        for number in range(1, len(history) + 1):
+            if not number & 63:
+                pause_if_due()
+                if worker.is_cancelled:
+                    return
+            if counter is not None:
+                rebuilt.append(counter.at(number))
+            else:
+                prompt = history.at(number).prompt(settings.thresholds, settings.strategies)
+                sent = prompt.messages() if prompt.error is None else []
+                rebuilt.append(sum(tokenizer.count_content(m.fields.get("content")) for m in sent))
+            usage, _ = call_usage(history, number)
+            recorded.append(usage.prompt if usage is not None else None)
+        label = tokens.ENCODINGS.get(name, name)
+        series = TokenSeries(label, tuple(rebuilt), tuple(recorded))
+        self.post_message(TokensCounted(history, settings.key(), series))
+
+    @on(TokensCounted)
+    def _tokens_counted(self, event: TokensCounted) -> None:
+        doc = self.doc
+        if doc is None or event.history is not doc.history or event.settings != doc.call_settings().key():
+            return  # a newer history (a followed file grew) or other settings: counted again when asked
+        self._token_series = (doc.history, event.settings, event.series)
+        self.token_chart.show(event.series, doc.call)
+
+    @on(TokenChart.Step)
+    def _chart_step(self, event: TokenChart.Step) -> None:
+        self.action_step_calls(event.by)
+
+    @on(TokenChart.Pick)
+    def _chart_pick(self, event: TokenChart.Pick) -> None:
+        self.show_call(event.number, keep=self._kept_message())
 
     # -- the strip: the selected message over every call ----------------------------------
     def _schedule_strip(self, delay: float) -> None:

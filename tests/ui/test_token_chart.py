@@ -1,0 +1,51 @@
+"""The prompt's tokens over the calls (T): every call drawn, the call on screen marked, ←/→ step the calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.core import tokens
+from inspector.core.calls.usage import CallTokens, call_usage
+from inspector.ui.widgets.token_chart import TokenSeries, chart_lines
+
+from .conftest import settle
+
+DEMO_CHAT = Path(__file__).resolve().parents[2] / "inspector" / "demo" / "demo.chat"
+
+
+async def test_t_charts_every_call_and_arrows_step_the_call_on_screen(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("T")
+        await settle(app, pilot)
+        chart = app.chat.token_chart
+        history = app.chat.document.history
+        expected = CallTokens(history, tokens.get("o200k"))
+        assert chart.series is not None and len(chart.series.rebuilt) == 60
+        assert list(chart.series.rebuilt) == [expected.at(n) for n in range(1, 61)]
+        recorded = [call_usage(history, n)[0] for n in range(1, 61)]
+        assert list(chart.series.recorded) == [u.prompt if u is not None else None for u in recorded]
+        assert chart.text.startswith("prompt tokens (o200k_base) over 60 calls: max ")
+        assert app.focused is chart
+        await pilot.press("left")  # from the whole chat to the last call
+        await settle(app, pilot)
+        assert app.chat.call == 60 and "call 60: " in chart.text and chart.text.splitlines()[-1].endswith("▲")
+        await pilot.press("shift+left", "left")
+        await settle(app, pilot)
+        assert app.chat.call == 49 and "call 49: " in chart.text
+        await pilot.press("right")
+        await settle(app, pilot)
+        assert app.chat.call == 50
+        await pilot.press("escape", "T")  # back to the list; T again hides it
+        await settle(app, pilot)
+        assert not chart.has_class("-shown") and app.focused is app.chat.view
+
+
+def test_chart_lines_mark_the_call_the_window_and_recorded_usage():
+    series = TokenSeries("o200k_base", (10, 20, 40, 80), (None, 25, None, 90), window=50)
+    lines = chart_lines(series, 2, 4)
+    assert lines[0] == "prompt tokens (o200k_base) over 4 calls: max 80 · window 50 · call 2: 20 rebuilt, 25 recorded"
+    assert lines[-1] == " ▲ !"  # no record at call 1, the call on screen, call 4 over the window
+    # scaled to the largest of the prompts, the records and the window (90): 24 levels over three rows
+    assert lines[1:4] == ["   ▅", "  ▃█", "▃▅██"]
