@@ -8,6 +8,7 @@ itself back in a consistent state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.dom import DOMNode
 from textual.message import Message
@@ -22,6 +23,9 @@ from inspector.core.corpus.score import ChatScore
 
 from .document import Document
 from .widgets.token_chart import TokenSeries
+
+if TYPE_CHECKING:
+    from .widgets.summary import ExactTokens  # summary imports the list, which imports this module
 
 
 @dataclass
@@ -186,3 +190,14 @@ class TokensCounted(Message):
     history: object  # the ChatHistory counted (compared by identity)
     settings: tuple[object, ...]  # the CallSettings key it was counted under
     series: TokenSeries
+
+
+@dataclass
+class HeaderTokens(Message):
+    """The header's tokens counted exactly for one plan (``prompt``, compared by identity)."""
+
+    prompt: object
+    tokens: ExactTokens
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, HeaderTokens)

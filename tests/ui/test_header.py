@@ -13,11 +13,11 @@ from .conftest import screen_text, settle, view_lines
     ("size", "second"),
     [
         ((80, 24), "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037"),
-        ((120, 40), "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037 │ ~tokens 54,460 -> 26,391"),
+        ((120, 40), "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037 │ tokens 62,065 -> 30,213"),
         (
             (200, 60),
             "messages 116 -> 90 sent  │  = 79 full  ✂ 11 truncated  ✗ 26 dropped  │  "
-            "tool chars 217,314 -> 105,037  │  ~tokens 54,460 -> 26,391 (estimate: chars/4)",
+            "tool chars 217,314 -> 105,037  │  tokens 62,065 -> 30,213 (o200k_base)",
         ),
     ],
 )
@@ -53,3 +53,22 @@ async def test_h_toggles_a_one_line_header_and_80_columns_keep_readable_previews
         await pilot.pause()
         assert app.query_one(SummaryBar).size.height == 2
         assert "◉ following" in screen_text(app).split("\n")[0]
+
+
+async def test_the_header_counts_tokens_with_the_tokenizer_named_once_counted(make_app):
+    from inspector.core import tokens
+
+    app = make_app()
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(app, pilot)
+        doc = app.chat.document
+        counter = tokens.get("o200k")
+        before = sum(counter.count_content(m.fields.get("content")) for m in doc.inspection.chat.messages)
+        after = sum(counter.count_content(m.fields.get("content")) for m in doc.prompt.messages())
+        assert (before, after) == (62_065, 30_213)
+        line = screen_text(app).split("\n")[1]
+        assert line.endswith(f"tokens {before:,} -> {after:,} (o200k_base)")
+    app = make_app(tokenizer="estimate")  # the estimate, labelled as such
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(app, pilot)
+        assert screen_text(app).split("\n")[1].endswith("~tokens 54,460 -> 26,391 (estimate: chars/4)")

@@ -63,6 +63,7 @@ from ..messages import (
     ChatShown,
     Exported,
     Followed,
+    HeaderTokens,
     LoadFailed,
     Replanned,
     StartFailed,
@@ -78,7 +79,7 @@ from ..widgets.detail import DetailPane
 from ..widgets.dual_view import DualColumnView
 from ..widgets.footer import KeyBar
 from ..widgets.prompt_bar import PromptBar
-from ..widgets.summary import Banner, StatusLine, SummaryBar
+from ..widgets.summary import Banner, ExactTokens, StatusLine, SummaryBar
 from ..widgets.thresholds import CHAT_CHOICE, ThresholdEditor
 from ..widgets.token_chart import TokenChart, TokenSeries
 from .audit import AuditScreen
@@ -184,6 +185,7 @@ class ChatScreen(Screen[None]):
         self._follow_worker: Worker[None] | None = None
         self._call_target: tuple[int | None, int | None] | None = None  # (call, message kept) asked, not shown
         self._retrace_why = False  # a followed chat grew: an open why traces it again
+        self._exact: tuple[object, ExactTokens] | None = None  # the header's exact tokens, for one prompt
         # the chart's counts: for one history under one call setting
         self._token_series: tuple[ChatHistory, tuple[object, ...], TokenSeries] | None = None
         self._undo: list[tuple[Settings, str | None]] = []  # settings (and version) before each change
@@ -402,6 +404,7 @@ class ChatScreen(Screen[None]):
             return  # a newer change: it schedules its own
         self._schedule_detail(0)
         self.request_tokens()
+        self.request_header_tokens()
         if self.strip_settings is not None and self.doc.call_settings().key() != self.strip_settings:
             self._schedule_strip(0)  # the timeline is planned under the edits too
         self.analysis_refresh()
@@ -589,8 +592,9 @@ class ChatScreen(Screen[None]):
         chat, prompt = doc.inspection.chat, doc.prompt
         origin = "" if doc.strategies is not None else f" ({self._unpicked_origin(doc.inspection)})"
         strategies = prompt.strategy_label + origin
+        exact = self._exact[1] if self._exact is not None and self._exact[0] is doc.prompt else None
         self.query_one(SummaryBar).show(
-            self.call_label(), chat.format, strategies, doc.totals, prompt.version, self._where()
+            self.call_label(), chat.format, strategies, doc.totals, prompt.version, self._where(), exact
         )
         lines, error = [], False
         if prompt.error is not None:
@@ -1229,6 +1233,7 @@ class ChatScreen(Screen[None]):
         self._schedule_detail(0)
         self._schedule_strip(0)
         self.request_tokens()
+        self.request_header_tokens()
         self.analysis_refresh()
         if self._retrace_why:
             self._retrace_why = False
@@ -1313,6 +1318,37 @@ class ChatScreen(Screen[None]):
             return  # a newer history (a followed file grew) or other settings: counted again when asked
         self._token_series = (doc.history, event.settings, event.series)
         self.token_chart.show(event.series, doc.call)
+
+    def request_header_tokens(self) -> None:
+        """The header's tokens as the tokenizer counts them, off the UI thread: the estimate shows meanwhile."""
+        doc = self.doc
+        if doc is None or (self._exact is not None and self._exact[0] is doc.prompt):
+            return
+        self._count_header_tokens(doc, doc.history.setup.tokenizer)
+
+    @work(thread=True, exclusive=True, group="header-tokens", description="counting tokens", exit_on_error=False)
+    def _count_header_tokens(self, doc: Document, name: str) -> None:
+        if name == "estimate":
+            return  # the header's estimate is the count
+        tokenizer = tokens.get(name)
+        worker = get_current_worker()
+        before = 0
+        for k, message in enumerate(doc.inspection.chat.messages):
+            if not k & 255:
+                pause_if_due()
+                if worker.is_cancelled:
+                    return
+            before += tokenizer.count_content(message.fields.get("content"))
+        sent = doc.prompt.messages() if doc.prompt.error is None else []
+        after = sum(tokenizer.count_content(m.fields.get("content")) for m in sent)
+        label = tokens.ENCODINGS.get(name, name)
+        self.post_message(HeaderTokens(doc.prompt, ExactTokens(label, before, after)))
+
+    @on(HeaderTokens)
+    def _header_tokens(self, event: HeaderTokens) -> None:
+        if self.doc is not None and event.prompt is self.doc.prompt:
+            self._exact = (event.prompt, event.tokens)
+            self._show_summary()
 
     @on(TokenChart.Step)
     def _chart_step(self, event: TokenChart.Step) -> None:

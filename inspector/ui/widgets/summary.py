@@ -5,6 +5,7 @@ Data (file names, finding texts) is assembled as plain Content, never parsed as 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import events, on
@@ -23,22 +24,37 @@ if TYPE_CHECKING:
     from .options import WidgetOptions
 
 
+@dataclass(frozen=True, slots=True)
+class ExactTokens:
+    """The header's tokens as a tokenizer counts them: every message before, what is sent after."""
+
+    tokenizer: str
+    before: int
+    after: int
+
+
 def _counts(totals: Totals, short: bool) -> str:
     if short:
         return " ".join(f"{GLYPHS[t]}{n:,}" for t, n in totals.shown_tiers().items())
     return "  ".join(f"{GLYPHS[t]} {n:,} {LABELS[t]}" for t, n in totals.shown_tiers().items())
 
 
-def totals_variants(totals: Totals) -> list[str]:
+def totals_variants(totals: Totals, exact: ExactTokens | None = None) -> list[str]:
     """The figures from the fullest wording to the tersest: the header takes the first that fits.
+    ``exact``: the tokens as the tokenizer counts them, once counted (until then the estimate).
 
     Numbers are never cut: a narrower terminal drops words and parts, not digits.
     """
     sent = f"{totals.messages:,} -> {totals.visible_messages:,} sent"
     tool = f"tool chars {totals.tool_chars_before:,} -> {totals.tool_chars_after:,}"
-    tokens = f"~tokens {totals.tokens_before:,} -> {totals.tokens_after:,}"
+    if exact is None:
+        tokens = f"~tokens {totals.tokens_before:,} -> {totals.tokens_after:,}"
+        named = f"{tokens} (estimate: chars/4)"
+    else:
+        tokens = f"tokens {exact.before:,} -> {exact.after:,}"
+        named = f"{tokens} ({exact.tokenizer})"
     return [
-        f"messages {sent}  │  {_counts(totals, False)}  │  {tool}  │  {tokens} (estimate: chars/4)",
+        f"messages {sent}  │  {_counts(totals, False)}  │  {tool}  │  {named}",
         f"messages {sent}  │  {_counts(totals, False)}  │  {tool}  │  {tokens}",
         f"{sent} │ {_counts(totals, True)} │ {tool} │ {tokens}",
         f"{sent} │ {_counts(totals, True)} │ {tool}",
@@ -60,6 +76,7 @@ def summary_lines(
     compact: bool = False,
     version: str = "",
     where: str = "",
+    exact: ExactTokens | None = None,
 ) -> list[str]:
     """The header as lines of at most ``width`` cells where possible: two lines, or one when ``compact``.
     ``where``: the call on screen and the follow badge, short (``call 30/60 · following``), which the
@@ -67,7 +84,7 @@ def summary_lines(
     name = one_line(file, 200)
     short_name = one_line(file.rsplit("/", 1)[-1], 80)
     strategies = one_line(strategies, 80)
-    figures = totals_variants(totals)
+    figures = totals_variants(totals, exact)
     scout = f"  ·  scout-ai {one_line(version, 40)}" if version else ""
     if compact:
         at = f"{one_line(where, 80)} · " if where else ""
@@ -108,7 +125,8 @@ class SummaryBar(Widget):
 
     def __init__(self, text: str = "", **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
-        self.figures: tuple[str, str, str, Totals, str, str] | None = None  # what was last shown, redrawn on a resize
+        # what was last shown, redrawn on a resize
+        self.figures: tuple[str, str, str, Totals, str, str, ExactTokens | None] | None = None
         self.content = Content(one_line(text, 400))
 
     @property
@@ -120,10 +138,19 @@ class SummaryBar(Widget):
     def compact(self, value: bool) -> None:
         self.set_class(value, "-compact")  # the height changes: this one is a layout pass
 
-    def show(self, file: str, fmt: str, strategies: str, totals: Totals, version: str = "", where: str = "") -> None:
-        self.figures = (file, fmt, strategies, totals, version, where)
+    def show(
+        self,
+        file: str,
+        fmt: str,
+        strategies: str,
+        totals: Totals,
+        version: str = "",
+        where: str = "",
+        exact: ExactTokens | None = None,
+    ) -> None:
+        self.figures = (file, fmt, strategies, totals, version, where, exact)
         width = (self.size.width or self.app.size.width) - 2  # less the padding
-        lines = summary_lines(file, fmt, strategies, totals, width, self.compact, version, where)
+        lines = summary_lines(file, fmt, strategies, totals, width, self.compact, version, where, exact)
         if tuple(lines) != self.shown:
             self.shown = tuple(lines)
             self._set(Content.assemble((lines[0], "bold"), *[x for line in lines[1:] for x in ("\n", line)]))
