@@ -19,7 +19,8 @@ DEMO = ROOT / "inspector" / "demo" / "demo.chat"
 
 
 @pytest.fixture(autouse=True)
-def _no_threshold_env(monkeypatch):
+def no_threshold_env(monkeypatch):
+    """The thresholds of the chats alone: none from this process's environment."""
     for key in ("FULL_TOOL_CALLS", "FULL_TOOL_OUTPUTS", "MAX_TOOL_CALLS", "MAX_TOOL_OUTPUTS", "MAX_TOOL_CHARS"):
         monkeypatch.delenv(key, raising=False)
 

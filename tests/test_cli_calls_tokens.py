@@ -11,8 +11,8 @@ from pathlib import Path
 
 import callgen
 import pytest
+from test_cli_calls import no_threshold_env, run  # noqa: F401 - the autouse fixture applies here too
 
-from inspector.cli.main import main
 from inspector.core import tokens
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.usage import CallTokens, parse_meta, trust_check, usage_of
@@ -21,18 +21,6 @@ from inspector.core.setup import Setup
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "inspector" / "demo" / "demo.chat"
 SAMPLES = ROOT / "sample_chats"
-
-
-@pytest.fixture(autouse=True)
-def _no_threshold_env(monkeypatch):
-    for key in ("FULL_TOOL_CALLS", "FULL_TOOL_OUTPUTS", "MAX_TOOL_CALLS", "MAX_TOOL_OUTPUTS", "MAX_TOOL_CHARS"):
-        monkeypatch.delenv(key, raising=False)
-
-
-def run(capfdbinary, *args) -> tuple[int, bytes, str]:
-    code = main([*map(str, args), "--no-scout-config"])
-    out, err = capfdbinary.readouterr()
-    return code, out, err.decode()
 
 
 def independent_count(name: str, contents: list[object]) -> int:

@@ -13,7 +13,7 @@ import csv
 import io
 
 from inspector.core import tokens
-from inspector.core.calls.usage import CallTokens, TrustCheck, call_usage, trust_check
+from inspector.core.calls.usage import CallTokens, TrustCheck, Unexplained, call_usage, trust_check
 from inspector.core.numbering import RowNumbers
 from inspector.core.policies import decision as d
 from inspector.core.present.cells import cell, table
@@ -69,9 +69,13 @@ def add_at(parser: ArgumentParser) -> None:
 
 
 def call_rows(
-    history: ChatHistory, context_window: int | None = None, problems: list[str] | None = None
+    history: ChatHistory,
+    context_window: int | None = None,
+    problems: list[str] | None = None,
+    unexplained: list[Unexplained] | None = None,
 ) -> list[dict[str, object]]:
-    """One row per call. ``problems`` collects what is wrong with meta records (malformed, no ``pt``)."""
+    """One row per call. ``problems`` collects what is wrong with meta records (malformed, no ``pt``),
+    ``unexplained`` the calls the trust check flags (checked once, for the rows and the notes)."""
     numbers = RowNumbers.of(history.whole.chat)  # `index` is explain's row number (consumed rows counted)
     counter = CallTokens(history, history.setup.token_counter())
     rows: list[dict[str, object]] = []
@@ -101,6 +105,8 @@ def call_rows(
         }
         rows.append(row)
     check = checked(rows)
+    if unexplained is not None:
+        unexplained.extend(check.unexplained)
     flagged = {u.call: u for u in check.unexplained}
     for row in rows:
         found_u = flagged.get(int(str(row["call"])))
@@ -150,10 +156,11 @@ def run(args: Namespace, history: ChatHistory) -> int:
     window = getattr(args, "context_window", None)
     tokenizer = history.setup.token_counter()
     replaced = tokenizer.replaced
-    rows = call_rows(history, window, problems)
+    flagged: list[Unexplained] = []
+    rows = call_rows(history, window, problems, flagged)
     for problem in problems:
         note(f"{history.path}: {problem}")
-    for u in checked(rows).unexplained:
+    for u in flagged:
         note(f"{history.path}: {u.message()}")
     if window is not None:
         over = [r for r in rows if r["over_window"]]

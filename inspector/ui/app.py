@@ -141,7 +141,7 @@ class InspectorApp(App[None]):
     @on(WorkerFailed)
     def _worker_failed(self, event: WorkerFailed) -> None:
         """A dialog's worker failed (the dialog says so in its own text): named in a notification too."""
-        self.notify(f"{event.what} failed: {event.error_text}", title="Failed", severity="error", markup=False)
+        event.announce(self)
 
     @on(StartFailed)
     def _start_failed(self, event: StartFailed) -> None:

@@ -132,6 +132,14 @@ class WorkerFailed(Message):
         return self.worker.description or self.worker.name or "a background task"
 
     @property
+    def summary(self) -> str:
+        """One line: what failed and why (the notification every owner shows)."""
+        return f"{self.what} failed: {self.error_text}"
+
+    def announce(self, node: DOMNode) -> None:
+        node.app.notify(self.summary, title="Failed", severity="error", markup=False)
+
+    @property
     def error_text(self) -> str:
         error = self.worker.error
         return f"{type(error).__name__}: {error}" if error is not None else "unknown error"

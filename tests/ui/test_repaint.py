@@ -34,7 +34,7 @@ async def test_a_threshold_change_repaints_list_and_totals_and_the_strip_follows
         app.go_to_row(4)
         await settle(app, pilot)
         strip = app.query_one("#strip")
-        before, built = strip.text, app.chat.strip_version
+        before, built = strip.text, app.chat.strip_generation
         assert before.startswith("#4 over 60 calls ▕=")
         assert "tool chars 217,314 -> 105,037" in summary(app)
         app.chat.apply_thresholds(app.chat.thresholds.with_value("max_tool_chars", 5_000, "edited"), None, delay=0)
@@ -43,7 +43,7 @@ async def test_a_threshold_change_repaints_list_and_totals_and_the_strip_follows
         assert app.chat.view.current_row == 4 and "row 4 " in app.query_one("#status").text
         # the timeline is planned under the edit too: the CLI's `--set max_tool_chars=5000` history says the same
         await settle(app, pilot)
-        assert app.chat.strip_version == built + 1
+        assert app.chat.strip_generation == built + 1
         assert strip.text.startswith(
             "#4 over 60 calls ▕=====✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✗✗✗✗✗✗✗▏ sent at calls 2-46, cut from 12,"
         )
@@ -55,7 +55,7 @@ async def test_a_threshold_change_repaints_list_and_totals_and_the_strip_follows
         assert app.chat.thresholds["full_tool_calls"] == 0
         app.chat.apply_thresholds(app.chat.thresholds.with_value("full_tool_calls", 0, "edited"), None, delay=0)
         await settle(app, pilot)
-        assert app.chat.strip_version == built + 1  # a re-plan under the same values does not redo the timeline
+        assert app.chat.strip_generation == built + 1  # a re-plan under the same values does not redo the timeline
 
 
 async def test_values_set_at_once_reach_the_editor_with_their_plan_or_after_a_moment(make_app, monkeypatch):

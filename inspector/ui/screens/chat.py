@@ -186,6 +186,7 @@ class ChatScreen(Screen[None]):
         self._call_target: tuple[int | None, int | None] | None = None  # (call, message kept) asked, not shown
         self._retrace_why = False  # a followed chat grew: an open why traces it again
         self._exact: tuple[object, ExactTokens] | None = None  # the header's exact tokens, for one prompt
+        self._exact_chat: object = None  # the chat those tokens counted before (same chat: not counted again)
         # the chart's counts: for one history under one call setting
         self._token_series: tuple[ChatHistory, tuple[object, ...], TokenSeries] | None = None
         self._undo: list[tuple[Settings, str | None]] = []  # settings (and version) before each change
@@ -345,7 +346,7 @@ class ChatScreen(Screen[None]):
         if group == "load":
             self.post_message(LoadFailed(f"{self.path}: cannot inspect ({error})"))
             return
-        text = f"{event.what} failed: {error}"
+        text = event.summary
         if group == "plan" and self.doc is not None:
             # the editor shows what was asked for, the list what was planned before: make them agree again
             self.wanted = self.doc.settings
@@ -1324,16 +1325,19 @@ class ChatScreen(Screen[None]):
         doc = self.doc
         if doc is None or (self._exact is not None and self._exact[0] is doc.prompt):
             return
-        self._count_header_tokens(doc, doc.history.setup.tokenizer)
+        chat = doc.inspection.chat
+        known = self._exact[1].before if self._exact is not None and self._exact_chat is chat else None
+        self._count_header_tokens(doc, doc.history.setup.tokenizer, known)
 
     @work(thread=True, exclusive=True, group="header-tokens", description="counting tokens", exit_on_error=False)
-    def _count_header_tokens(self, doc: Document, name: str) -> None:
+    def _count_header_tokens(self, doc: Document, name: str, known_before: int | None) -> None:
+        """``known_before``: the chat's own count, when only the plan changed (a re-plan counts what is sent)."""
         if name == "estimate":
             return  # the header's estimate is the count
         tokenizer = tokens.get(name)
         worker = get_current_worker()
-        before = 0
-        for k, message in enumerate(doc.inspection.chat.messages):
+        before = known_before or 0
+        for k, message in enumerate(doc.inspection.chat.messages if known_before is None else ()):
             if not k & 255:
                 pause_if_due()
                 if worker.is_cancelled:
@@ -1348,6 +1352,7 @@ class ChatScreen(Screen[None]):
     def _header_tokens(self, event: HeaderTokens) -> None:
         if self.doc is not None and event.prompt is self.doc.prompt:
             self._exact = (event.prompt, event.tokens)
+            self._exact_chat = self.doc.inspection.chat
             self._show_summary()
 
     @on(TokenChart.Step)
@@ -1420,10 +1425,6 @@ class ChatScreen(Screen[None]):
         settings = doc.call_settings()
         self.strip_settings = settings.key()
         self._build_strip(doc.history, index, settings, self.strip_generation)
-
-    @property
-    def strip_version(self) -> int:
-        return self.strip_generation
 
     @work(thread=True, exclusive=True, group="strip", description="the message's timeline", exit_on_error=False)
     def _build_strip(self, history: ChatHistory, index: int, settings: CallSettings, generation: int) -> None:

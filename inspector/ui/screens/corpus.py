@@ -265,7 +265,7 @@ class CorpusScreen(Screen[None]):
             self._show_status()
         else:
             self.chart.set_lines([f"chart failed: {event.error_text}"])
-        self.notify(f"{event.what} failed: {event.error_text}", title="Failed", severity="error", markup=False)
+        event.announce(self)
 
     # -- the chart -------------------------------------------------------------------------
     def request_chart(self) -> None:

@@ -160,7 +160,7 @@ class ComparePanel(Vertical):
         """Its own compare failed: shown here, where it was asked for."""
         event.stop()
         self.failed(event.error_text)
-        self.notify(f"{event.what} failed: {event.error_text}", title="Failed", severity="error", markup=False)
+        event.announce(self)
 
     def failed(self, error: str) -> None:
         self.comparison = None

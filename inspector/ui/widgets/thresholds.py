@@ -355,4 +355,4 @@ class ThresholdEditor(VerticalScroll):
         """Its own sweep failed: the chart says so, where it was asked for."""
         event.stop()
         self.chart.failed(event.error_text)
-        self.notify(f"{event.what} failed: {event.error_text}", title="Failed", severity="error", markup=False)
+        event.announce(self)
