@@ -49,3 +49,14 @@ def test_chart_lines_mark_the_call_the_window_and_recorded_usage():
     assert lines[-1] == " ▲ !"  # no record at call 1, the call on screen, call 4 over the window
     # scaled to the largest of the prompts, the records and the window (90): 24 levels over three rows
     assert lines[1:4] == ["   ▅", "  ▃█", "▃▅██"]
+
+
+async def test_the_title_keeps_to_one_line_on_a_narrow_terminal(make_app):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("T", "left")
+        await settle(app, pilot)
+        lines = app.chat.token_chart.text.splitlines()
+        assert len(lines) == 5 and len(lines[0]) == 76 and lines[0].endswith("…")
+        assert lines[-1].endswith("▲")  # the call on screen (the last) still marked

@@ -120,7 +120,10 @@ class TokenChart(Widget, can_focus=True):
         if self.series is None:
             self.text = "prompt tokens over the calls: counting…"
         else:
-            self.text = "\n".join(chart_lines(self.series, self.current, width))
+            lines = chart_lines(self.series, self.current, width)
+            if len(lines[0]) > width:  # the title on one line, or the bars would be pushed out of the widget
+                lines[0] = lines[0][: max(0, width - 1)] + "…"
+            self.text = "\n".join(lines)
         self.refresh()
 
     def render(self) -> Content:
