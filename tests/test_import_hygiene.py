@@ -162,6 +162,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("scout", ("inspector.core.scout",)),
     ("strategies", ("inspector.core.scout.strategies",)),
     ("prepare", ("inspector.core.scout.prepare",)),
+    ("peers", ("inspector.core.peers",)),  # the other frameworks' policies: a family beside scout-ai's
     ("io", ("inspector.core.io",)),
     ("inspection", ("inspector.core.setup", "inspector.core.inspection")),
     ("analysis", ("inspector.core.analysis",)),

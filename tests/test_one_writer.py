@@ -29,7 +29,15 @@ def _no_threshold_environment(monkeypatch):
 
 
 def test_the_loop_covers_every_sample_and_format():
-    assert len(CHATS) == 8 and {f for _, f in OUTPUTS} == {"json", "jsonl", "chat", "responses", "table", "markdown"}
+    assert len(CHATS) == 8 and {f for _, f in OUTPUTS} == {
+        "json",
+        "jsonl",
+        "chat",
+        "responses",
+        "openai",
+        "table",
+        "markdown",
+    }
 
 
 @pytest.mark.parametrize("chat", CHATS, ids=lambda p: p.name)

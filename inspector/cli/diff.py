@@ -59,13 +59,63 @@ def add_parser(sub: Subcommands, common: AddCommon) -> None:
     )
 
 
+def _pairs(groups: list[list[str]], flag: str) -> list[tuple[str, str]]:
+    """``KEY=VALUE`` items, each may hold several joined by commas (``policy=NAME,trigger=3000``); a piece
+    without ``=`` continues the value before it (a list: ``exclude_tools=read_file,bash``)."""
+    out: list[tuple[str, str]] = []
+    for item in (x for group in groups for x in group):
+        for piece in item.split(","):
+            key, sep, value = piece.partition("=")
+            if sep and key.strip():
+                out.append((key.strip(), value.strip()))
+            elif out:
+                out[-1] = (out[-1][0], f"{out[-1][1]},{piece.strip()}")
+            else:
+                raise UsageError(f"{flag} expects KEY=VALUE, got {item!r}")
+    return out
+
+
+def _side(inspection: Inspection, pairs: list[tuple[str, str]], flag: str) -> Inspection:
+    """One side of a diff that names a policy (or runs under one): its own plan of the chat."""
+    from inspector.core.inspection import thresholds_for
+    from inspector.core.setup import Setup
+
+    given = dict(pairs)
+    named = given.pop("policy", None)
+    current = inspection.setup.policy
+    policy = current if named is None else (None if named in ("scout", "scout-ai", "") else named)
+    if policy is None:  # scout-ai's strategies, the thresholds in force changed by the scout keys given
+        setup = inspection.setup.with_policy(None, inspection.setup.overrides_dict() if current is None else {})
+        base = thresholds_for(inspection.chat, setup)
+        values = {k.lower(): parse_value(k.lower(), v) for k, v in given.items()}
+        return inspection.with_setup(setup, apply(base, values))
+    overrides = inspection.setup.overrides_dict() if policy == current else {}
+    overrides.update(given)
+    setup = inspection.setup.with_policy(policy, overrides)
+    Setup.policy_settings(setup)  # an unknown setting or a rejected value: a usage error naming it
+    return inspection.with_setup(setup)
+
+
 def run(args: Namespace, inspection: Inspection) -> int:
+    pairs_a, pairs_b = _pairs(args.a, "--a"), _pairs(args.b, "--b")
+    if inspection.policy is not None or any(k == "policy" for k, _ in [*pairs_a, *pairs_b]):
+        from inspector.core.analysis.compare import compare_plans
+
+        side_a, side_b = _side(inspection, pairs_a, "--a"), _side(inspection, pairs_b, "--b")
+        result = compare_plans(side_a, side_b)
+        if not result.plan_a:
+            result.plan_a = result.plan_b = "(the same plan)"
+        return _report(args, result)
     base = inspection.thresholds
     a = apply(base, assignments(args.a, "--a"))
     b = apply(base, assignments(args.b, "--b"))
     if a.key() == b.key():  # a diff of a setting with itself: say why it is empty
         note("A and B are the same setting, so nothing differs; give --a and/or --b, e.g. --b max_tool_chars=50000")
     result = compare(inspection, a, b)
+    return _report(args, result)
+
+
+def _report(args: Namespace, result: Comparison) -> int:
     if args.format == "json":
         emit(args, to_json(result.as_dict()))
     else:
@@ -87,17 +137,21 @@ def _shown(value: int | float) -> str:
 
 def _totals(totals: Totals) -> str:
     if totals.error:
-        return "scout-ai raises: nothing is sent"
+        return "it raises: nothing is sent"
+    cleared = totals.tiers.get(Tier.CLEARED, 0)
     return (
         f"{totals.visible_messages:,} messages sent ({totals.tiers[Tier.TRUNCATED]:,} truncated, "
-        f"{totals.tiers[Tier.DROPPED]:,} dropped), {totals.chars_after:,} characters"
+        f"{totals.tiers[Tier.DROPPED]:,} dropped" + (f", {cleared:,} cleared" if cleared else "") + f"), "
+        f"{totals.chars_after:,} characters"
     )
 
 
 def render(result: Comparison) -> str:
+    label_a = result.plan_a or _setting(result.a, result.b)
+    label_b = result.plan_b or _setting(result.b, result.a)
     lines = [
-        f"A: {_setting(result.a, result.b)}  ->  {_totals(result.totals_a)}",
-        f"B: {_setting(result.b, result.a)}  ->  {_totals(result.totals_b)}",
+        f"A: {label_a}  ->  {_totals(result.totals_a)}",
+        f"B: {label_b}  ->  {_totals(result.totals_b)}",
     ]
     delta = result.totals_b.chars_after - result.totals_a.chars_after
     lines.append(f"{len(result.changes):,} message(s) differ; B sends {delta:+,} characters")

@@ -74,6 +74,19 @@ def _common(parser: argparse.ArgumentParser, chat: str = "required") -> None:
         )
     if chat != "none":
         _version_option(parser)
+        _policy_option(parser)
+
+
+def _policy_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--policy",
+        metavar="NAME",
+        help="another framework's context policy instead of scout-ai's strategies (its settings by --set): "
+        "langchain.trim_messages, langchain.clear_tool_uses, openai.tool_output_trimmer, "
+        "inspect.compaction_edit, inspect.compaction_trim, anthropic.clear_tool_uses (approximate), "
+        "openhands.recent_events, openhands.observation_masking, openhands.amortized_forgetting, "
+        "or module:function",
+    )
 
 
 def _version_option(parser: argparse.ArgumentParser) -> None:
@@ -228,18 +241,26 @@ def _check_arguments(args: argparse.Namespace) -> None:
     """The command's own arguments, checked before the chat is read: a typo is one error line at once,
     not a wait for a large chat to load and its notes first."""
     if args.command == "sweep":
-        from inspector.core.analysis.sweep import parse_range
+        from inspector.core.analysis.sweep import parse_policy_range, parse_range
 
-        parse_range(args.vary)
+        policy = getattr(args, "policy", None)
+        if policy not in (None, "", "scout", "scout-ai"):
+            parse_policy_range(args.vary, policy)
+        else:
+            parse_range(args.vary)
     elif args.command == "why":
         from inspector.core.analysis.trace import compile_pattern
 
         compile_pattern(args.text, args.regex, args.ignore_case)
     elif args.command == "diff":
-        from .diff import assignments
+        from .diff import _pairs, assignments
 
-        assignments(args.a, "--a")
-        assignments(args.b, "--b")
+        policy = getattr(args, "policy", None)
+        if policy in (None, "", "scout", "scout-ai") and not any(
+            k == "policy" for k, _ in [*_pairs(args.a, "--a"), *_pairs(args.b, "--b")]
+        ):
+            assignments(args.a, "--a")
+            assignments(args.b, "--b")
 
 
 def _run_headless(args: argparse.Namespace) -> int:
@@ -257,11 +278,13 @@ def _run_headless(args: argparse.Namespace) -> int:
 def _run_command(args: argparse.Namespace) -> int:
     from inspector.core.errors import InputError, ScoutRaises, UsageError
     from inspector.core.ruby.json import RubyJSONError
-    from inspector.core.scout.settings import parse_assignments
+    from inspector.core.scout.settings import parse_assignments, parse_pairs
     from inspector.core.scout.strategies import UnknownStrategy
 
     try:
-        overrides = parse_assignments(args.sets)
+        policy = getattr(args, "policy", None)
+        peer = policy not in (None, "", "scout", "scout-ai")
+        overrides = parse_pairs(args.sets) if peer else parse_assignments(args.sets)
         _check_arguments(args)
         if args.command in ("thresholds", "corpus"):
             return command_module(args.command).run(args, overrides, config_files(args))
@@ -276,6 +299,7 @@ def _run_command(args: argparse.Namespace) -> int:
             strategies=args.strategies,
             version=args.scout_version,
             tokenizer=getattr(args, "tokenizer", None) or DEFAULT_TOKENIZER,
+            policy=policy,
         )
         args.history = None
         # a history for the calls: stepping to one, a timeline, the audit's repeated calls judged at their call

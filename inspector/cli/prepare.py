@@ -6,7 +6,8 @@ from argparse import Namespace
 from typing import TYPE_CHECKING
 
 from inspector.core.errors import UsageError
-from inspector.core.io.printers import PRINTERS, render_chunks
+from inspector.core.io.printers import PRINTERS
+from inspector.core.present.export import prepared_chunks
 
 from .calls import add_at
 from .output import EXIT_OK, emit, scout_error
@@ -24,7 +25,8 @@ def add_parser(sub: Subcommands, common: AddCommon) -> None:
     prepare.add_argument(
         "--format",
         default="json",
-        help="json (default), jsonl, chat (scout chat text) or responses (OpenAI Responses input items)",
+        help="json (default), jsonl, chat (scout chat text), responses (OpenAI Responses input items) or openai "
+        "(Chat Completions messages: calls in their assistant message, outputs as tool messages)",
     )
     prepare.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
@@ -35,5 +37,5 @@ def run(args: Namespace, inspection: Inspection) -> int:
     prompt = inspection.prompt()
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
-    emit(args, render_chunks(args.format, prompt.messages()))  # the format and the error are checked above
+    emit(args, prepared_chunks(prompt, args.format))  # the format and the error are checked above
     return EXIT_OK

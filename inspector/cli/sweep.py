@@ -5,7 +5,7 @@ from __future__ import annotations
 from argparse import Namespace
 from typing import TYPE_CHECKING
 
-from inspector.core.analysis.sweep import SweepRow, parse_range, sweep
+from inspector.core.analysis.sweep import SweepRow, parse_policy_range, parse_range, policy_sweep, sweep
 from inspector.core.present.cells import table
 
 from .output import emit, scout_error, to_json
@@ -33,8 +33,12 @@ def add_parser(sub: Subcommands, common: AddCommon) -> None:
 
 
 def run(args: Namespace, inspection: Inspection) -> int:
-    key, values = parse_range(args.vary)
-    rows = sweep(inspection, key, values)
+    if inspection.policy is not None:
+        key, values = parse_policy_range(args.vary, inspection.policy.spec.name)
+        rows = policy_sweep(inspection, key, values)
+    else:
+        key, values = parse_range(args.vary)
+        rows = sweep(inspection, key, values)
     if args.format == "json":
         text = to_json([r.as_dict() for r in rows])
     elif args.format == "csv":
@@ -54,21 +58,34 @@ def render_csv(rows: list[SweepRow]) -> str:
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    policy = bool(rows) and rows[0].cleared is not None
+    writer.writerow((*COLUMNS, "cleared") if policy else COLUMNS)
     for r in rows:
-        writer.writerow([r.value, r.messages, r.truncated, r.dropped, r.chars, r.tokens, r.error or ""])
+        row = [r.value, r.messages, r.truncated, r.dropped, r.chars, r.tokens, r.error or ""]
+        writer.writerow([*row, r.cleared] if policy else row)
     return buffer.getvalue()
 
 
 def render_table(key: str, rows: list[SweepRow]) -> str:
-    header = (key, "messages sent", "truncated", "dropped", "characters", "~tokens")
-    body = [
-        (f"{r.value:,}", f"{r.messages:,}", f"{r.truncated:,}", f"{r.dropped:,}", f"{r.chars:,}", f"{r.tokens:,}")
-        + (("scout-ai raises",) if r.error else ())
-        for r in rows
-    ]
-    body = [b if len(b) == 7 else (*b, "") for b in body]
-    lines = table((*header, ""), body, {0, 1, 2, 3, 4, 5})
+    policy = bool(rows) and rows[0].cleared is not None
+    header: tuple[str, ...] = (key, "messages sent", "truncated", "dropped", "characters", "~tokens")
+    if policy:
+        header = (*header[:4], "cleared", *header[4:])
+    body = []
+    for r in rows:
+        cells = [
+            f"{r.value:,}",
+            f"{r.messages:,}",
+            f"{r.truncated:,}",
+            f"{r.dropped:,}",
+            f"{r.chars:,}",
+            f"{r.tokens:,}",
+        ]
+        if policy:
+            cells.insert(4, f"{r.cleared or 0:,}")
+        cells.append(("the library raises" if policy else "scout-ai raises") if r.error else "")
+        body.append(tuple(cells))
+    lines = table((*header, ""), body, set(range(len(header))))
     lines.append("")
     lines.append("~tokens is an estimate: characters / 4")
     return "\n".join(lines) + "\n"

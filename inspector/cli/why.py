@@ -18,6 +18,7 @@ from .output import emit, note, scout_error, to_json
 if TYPE_CHECKING:
     from inspector.core.calls.history import ChatHistory
     from inspector.core.inspection import Inspection
+    from inspector.core.scout.prepare import Prompt
     from inspector.core.scout.settings import Thresholds
 
     from .output import AddCommon, Subcommands
@@ -58,6 +59,8 @@ def run(args: Namespace, inspection: Inspection) -> int:
         return run_timeline(args)
     prompt = inspection.prompt()
     result = trace(inspection, args.text, regex=args.regex, ignore_case=args.ignore_case, prompt=prompt)
+    if inspection.policy is not None:
+        return _run_policy(args, inspection, prompt, result)
     reports = fixes_for_trace(inspection, result, Replanner(inspection), context_window=args.context_window)
     if args.format == "json":
         rows: list[dict[str, object]] = []
@@ -76,6 +79,37 @@ def run(args: Namespace, inspection: Inspection) -> int:
             note(result.verdict())
     else:
         emit(args, render(result, reports, inspection.thresholds))
+    if prompt.error is not None:
+        return scout_error(args, prompt.error.describe())
+    return 0
+
+
+def _run_policy(args: Namespace, inspection: Inspection, prompt: Prompt, result: Trace) -> int:
+    """`why` under another framework's policy: its rule per occurrence, and its settings' smallest fixes."""
+    from inspector.core.analysis.policy_fixes import policy_fixes
+
+    reports = policy_fixes(inspection, result.occurrences)
+    if args.format == "json":
+        rows = [
+            {**o.as_dict(), "fixes": [f.as_dict() for f in r.fixes], "blocked": r.without}
+            for o, r in zip(result.occurrences, reports)
+        ]
+        emit(args, to_json(rows))
+        if not rows:
+            note(result.verdict())
+    else:
+        lines = [one_line(result.verdict(), 2000)]
+        for o, report in zip(result.occurrences, reports):
+            where = f", line {o.line}" if o.line else ""
+            lines += ["", f"#{o.row}  {cell(o.role)}  {cell(o.name)}  {cell(o.id)}{where}"]
+            lines.append(
+                f"    {'VISIBLE' if o.visible else 'HIDDEN'}: {o.tier} ({o.reason}); found in {o.field} at {o.spot.start:,}-{o.spot.end:,}"
+            )
+            lines.append(f"    rule: {one_line(o.why, 1000)}")
+            lines.append(f"    text: {one_line(o.context, 200)}")
+            if not o.visible:
+                lines.extend(f"    {line}" for line in report.lines())
+        emit(args, "\n".join(lines) + "\n")
     if prompt.error is not None:
         return scout_error(args, prompt.error.describe())
     return 0

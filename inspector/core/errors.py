@@ -50,15 +50,17 @@ class ScoutError:
     id: object
     exception: str
     why: str
+    raiser: str = "scout-ai"  # who raises: scout-ai, or the library whose policy runs
 
     def describe(self) -> str:
         if self.index < 0:  # raised by the dispatcher itself, before any message
-            return f"the strategy list: scout-ai would raise {self.exception}: {self.why}"
+            where = "the strategy list" if self.raiser == "scout-ai" else "the policy"
+            return f"{where}: {self.raiser} would raise {self.exception}: {self.why}"
         who = f"message {self.index} (role {_show(self.role)}"
         if self.name is not None or self.id is not None:
             who += f", tool {_show(self.name)}, id {_show(self.id)}"
         who += ")"
-        return f"{who}: scout-ai would raise {self.exception}: {self.why}"
+        return f"{who}: {self.raiser} would raise {self.exception}: {self.why}"
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -15,6 +15,9 @@ from pathlib import Path
 
 from inspector.core.io.formats import load_chat
 from inspector.core.model import Chat, Message
+from inspector.core.peers.plan import PeerPlan
+from inspector.core.peers.registry import Counts, PolicySettings
+from inspector.core.peers.wire import Conversation, conversation_of
 from inspector.core.scout import versions
 from inspector.core.scout.inbox import InboxReading, read_inbox
 from inspector.core.scout.prepare import Prompt, prepare_prompt
@@ -30,11 +33,13 @@ from inspector.core.setup import ChatSource, Setup
 class _Shared:
     """What every inspection of one chat shares, whatever its settings: built once, when first asked."""
 
-    __slots__ = ("facts", "inbox")
+    __slots__ = ("conversation", "counts", "facts", "inbox")
 
     def __init__(self) -> None:
         self.facts: dict[Shortener, ToolFacts] = {}
         self.inbox: InboxReading | None = None
+        self.conversation: Conversation | None = None  # the chat in the Chat Completions shape (other policies)
+        self.counts: Counts | None = None  # the other libraries' counts of its messages
 
 
 class Inspection:
@@ -145,9 +150,33 @@ class Inspection:
     def __repr__(self) -> str:
         return f"Inspection({self.chat!r})"
 
+    # -- another framework's policy ---------------------------------------------------------
+    @property
+    def policy(self) -> PolicySettings | None:
+        """The other framework's policy in force, with its settings (None: scout-ai's strategies)."""
+        return self.setup.policy_settings()
+
+    def conversation(self) -> Conversation:
+        """The chat in the Chat Completions shape the other libraries take (built once per chat)."""
+        if self._shared.conversation is None:
+            self._shared.conversation = conversation_of(self.chat)
+        return self._shared.conversation
+
+    def policy_prompt(self, settings: PolicySettings) -> Prompt:
+        """The plan of another framework's policy with these settings (the analyses' trials vary them)."""
+        if self._shared.counts is None:
+            self._shared.counts = Counts()
+        plan = PeerPlan(self.conversation(), settings, self._shared.counts)
+        prompt = Prompt(self.chat.messages, [settings.spec.name], plan)
+        prompt.version = settings.spec.library
+        return prompt
+
     def prompt(self, thresholds: Thresholds | None = None, strategies: StrategySpec | None = None) -> Prompt:
         """The plan under this inspection's settings; ``thresholds`` and ``strategies`` plan another (the
         analyses' trials) on the same chat, version and facts."""
+        policy = self.policy
+        if policy is not None and strategies is None:
+            return self.policy_prompt(policy)
         thresholds = thresholds or self.thresholds
         spec = strategies if strategies is not None else self.strategy_spec
         version = self.version_for(spec)
@@ -198,9 +227,10 @@ def collector_paused() -> Iterator[None]:
 
 def thresholds_for(chat: Chat, setup: Setup) -> Thresholds:
     """The thresholds in force for a chat under a setup: overrides, its own config lines, config files,
-    environment, defaults (each value with its source)."""
+    environment, defaults (each value with its source). Under another framework's policy the overrides
+    are that policy's settings, not scout-ai's."""
     return resolve(
-        setup.overrides_dict(),
+        setup.overrides_dict() if setup.policy is None else {},
         chat_config=chat.config,
         env=setup.env_dict(),
         config_files=setup.config_list(),

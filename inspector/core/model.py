@@ -74,6 +74,18 @@ class Consumed:
     before: int  # index of the prompt message it stood before (len(messages) at the end)
 
 
+@dataclass(frozen=True, slots=True)
+class WireShape:
+    """What a Chat Completions file said that scout's one-message-per-call form cannot: which calls
+    shared an assistant message with the message before them, and which tool messages had no ``name``.
+    The other frameworks' policies read the chat in that shape, so it converts back to what the file held."""
+
+    joined: frozenset[int] = (
+        frozenset()
+    )  # function_call indices in the same assistant message as the call or text before
+    unnamed: frozenset[int] = frozenset()  # function_call_output indices whose tool message had no name
+
+
 @dataclass(slots=True, eq=False, repr=False)
 class Chat:
     """Everything the inspector knows about one stored chat."""
@@ -91,6 +103,7 @@ class Chat:
     # scout-ai options the chat sets (option/sticky_option/endpoint/model/backend/...): key -> (value, line)
     options: dict[str, tuple[object, int | None]] = field(default_factory=dict)
     locator: Callable[[int], int | None] | None = None  # finds a message's line lazily (large JSON files)
+    wire: WireShape | None = None  # a Chat Completions file's grouping of calls (None: one response per run)
 
     def line_of(self, index: int) -> int | None:
         message = self.messages[index]

@@ -10,10 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspector.core import tokens
 from inspector.core.errors import UsageError
 from inspector.core.scout import versions
+
+if TYPE_CHECKING:
+    from inspector.core.peers.registry import PolicySettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +41,8 @@ class Setup:
     none); ``strategies``: the list given (None: the chat's choice, else the version's default);
     ``version``: the scout-ai version whose prompt layer runs (None: the earliest that has every
     strategy in force); ``tokenizer``: how tokens are counted wherever they are shown (``core.tokens``:
-    o200k, cl100k, estimate).
+    o200k, cl100k, estimate); ``policy``: another framework's context policy instead of scout-ai's
+    strategies (``core.peers``; None: scout-ai's), whose settings are then the ``overrides``.
     """
 
     overrides: tuple[tuple[str, str], ...] = ()
@@ -46,6 +51,7 @@ class Setup:
     strategies: str | None = None
     version: str | None = None
     tokenizer: str = tokens.DEFAULT
+    policy: str | None = None
 
     @classmethod
     def of(
@@ -57,18 +63,37 @@ class Setup:
         strategies: str | None = None,
         version: str | None = None,
         tokenizer: str = tokens.DEFAULT,
+        policy: str | None = None,
     ) -> Setup:
-        """A setup from the loose values a command line gives; an unknown version or tokenizer is a usage
-        error here, before any chat is read."""
+        """A setup from the loose values a command line gives; an unknown version, tokenizer, policy or
+        policy setting is a usage error here, before any chat is read."""
         versions.get(version)
-        return cls(
+        policy = None if policy in (None, "", "scout", "scout-ai") else policy
+        setup = cls(
             tuple((overrides or {}).items()),
             tuple(env.items()) if env is not None else None,
             tuple(config_files) if config_files is not None else None,
             strategies,
             version,
             tokens.check(tokenizer),
+            policy,
         )
+        if policy is not None:
+            setup.policy_settings()
+        return setup
+
+    def policy_settings(self) -> PolicySettings | None:
+        """The other framework's policy in force with its settings (None: scout-ai's strategies)."""
+        if self.policy is None:
+            return None
+        from inspector.core.peers.registry import settings_for
+
+        return settings_for(self.policy, dict(self.overrides))
+
+    def with_policy(self, policy: str | None, overrides: Mapping[str, str] | None = None) -> Setup:
+        """Under another policy (None: scout-ai's strategies), with its own settings (none: defaults)."""
+        policy = None if policy in (None, "", "scout", "scout-ai") else policy
+        return replace(self, policy=policy, overrides=tuple((overrides or {}).items()))
 
     def overrides_dict(self) -> dict[str, str]:
         return dict(self.overrides)

@@ -14,6 +14,7 @@ from typing import Any
 from inspector.core.analysis.replan import Replanner
 from inspector.core.inspection import Inspection
 from inspector.core.numbering import RowNumbers
+from inspector.core.peers.plan import PeerPlan
 from inspector.core.policies import decision as d
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import SETTING_KEYS, Thresholds
@@ -102,6 +103,8 @@ def compare_plans(a: Inspection, b: Inspection, replanner: Replanner | None = No
 
 
 def plan_label(inspection: Inspection, prompt: Prompt) -> str:
+    if isinstance(prompt.planner, PeerPlan):  # another framework's policy: its name and the settings given
+        return prompt.planner.spec_label
     return f"{prompt.strategy_label} (scout-ai {prompt.version or inspection.version.name})"
 
 

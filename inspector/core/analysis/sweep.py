@@ -30,9 +30,10 @@ class SweepRow:
     chars: int  # characters of every message sent
     tokens: int  # an estimate: characters / 4
     error: str | None = None  # what scout-ai raises at this value
+    cleared: int | None = None  # another framework's policy: messages sent as its placeholder
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "value": self.value,
             "messages": self.messages,
             "truncated": self.truncated,
@@ -41,6 +42,72 @@ class SweepRow:
             "tokens": self.tokens,
             "error": self.error,
         }
+        if self.cleared is not None:
+            out["cleared"] = self.cleared
+        return out
+
+
+def parse_policy_range(spec: str, policy: str) -> tuple[str, list[int | float]]:
+    """``KEY=START:STOP:STEP`` for a numeric setting of another framework's policy."""
+    from inspector.core.peers.registry import Kind, get
+
+    policy_spec = get(policy)
+    key, sep, rest = spec.partition("=")
+    key = key.strip()
+    parts = rest.split(":")
+    if not sep or len(parts) not in (2, 3):
+        raise UsageError(f"--vary expects KEY=START:STOP:STEP, got {spec!r}")
+    param = policy_spec.param(key)
+    numeric = [p.name for p in policy_spec.params if p.kind in (Kind.INT, Kind.FLOAT, Kind.THRESHOLD)]
+    if param is None or param.name not in numeric:
+        raise UsageError(f"{policy} has no numeric setting {key!r}; its numeric settings: {', '.join(numeric)}")
+    ratio = param.kind is Kind.FLOAT
+    try:
+        nums = [Decimal(p.strip()) for p in (*parts, *(["1"] if len(parts) == 2 else []))]
+    except ArithmeticError:
+        raise UsageError(f"--vary expects numbers, got {rest!r}") from None
+    first, last, by = nums[:3]
+    if not ratio and any(n != n.to_integral_value() for n in (first, last, by)):
+        raise UsageError(f"--vary {key} expects integers, got {rest!r}")
+    if by <= 0:
+        raise UsageError(f"--vary STEP must be positive, got {parts[2]}")
+    if last < first:
+        raise UsageError(f"--vary STOP ({parts[1]}) is below START ({parts[0]})")
+    count = int((last - first) // by) + 1
+    if count > MAX_VALUES:
+        raise UsageError(f"--vary gives {count:,} values; at most {MAX_VALUES:,} (use a larger STEP)")
+    values: list[int | float] = [float(first + i * by) if ratio else int(first + i * by) for i in range(count)]
+    for value in values:  # the library's own bounds (recent_turns >= 1, ...)
+        param.parse(str(value), policy)
+    return key, values
+
+
+def policy_sweep(inspection: Inspection, key: str, values: Sequence[int | float]) -> list[SweepRow]:
+    """One row per value of another framework's policy setting, the others as in force."""
+    settings = inspection.policy
+    assert settings is not None
+    rows = []
+    for value in values:
+        prompt = inspection.policy_prompt(settings.with_value(key, value))
+        counts = prompt.tier_counts()
+        if prompt.error is not None:
+            rows.append(SweepRow(value, 0, 0, 0, 0, 0, prompt.error.describe(), 0))
+            continue
+        totals = prompt.totals()
+        chars = totals.chars_after
+        rows.append(
+            SweepRow(
+                value,
+                totals.visible_messages,
+                counts[d.TRUNCATED],
+                counts[d.DROPPED],
+                chars,
+                estimate_tokens(chars),
+                None,
+                counts.get(d.CLEARED, 0),
+            )
+        )
+    return rows
 
 
 def parse_range(spec: str) -> tuple[str, list[int | float]]:

@@ -367,6 +367,8 @@ def _decoded_may_hit(pattern: re.Pattern[str], facts: Any, index: int) -> bool:
 def _why(
     dec: d.Decision, values: Any, prompt: Prompt, spot: Spot, content: Any, visible_content: Any, visible: bool
 ) -> str:
+    if str(dec.reason).startswith("policy_"):  # another framework's policy: its rule, in its own terms
+        return dec.detail or d.REASON_TEXT.get(dec.reason, str(dec.reason))
     rule = describe(dec, values)
     if prompt.error is not None and dec.tier not in (d.ERROR, d.UNDECIDED):
         return f"{rule}; but scout-ai raises on message {prompt.error.index}, so nothing is sent"

@@ -130,6 +130,7 @@ def cut_list(whole: Chat, count: int) -> Chat:
         strategies_line=whole.strategies_line,
         options=dict(whole.options),
         locator=whole.locator,
+        wire=whole.wire,
     )
     return chat
 

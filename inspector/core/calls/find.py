@@ -110,9 +110,12 @@ def index_calls(
     names: dict[int, tuple[Message, str | None]] | None = None,
     old: CallIndex | None = None,
     same: int = 0,
+    joined: frozenset[int] = frozenset(),
 ) -> CallIndex:
     """The CallIndex of ``messages``. ``names`` caches tool names by message object; ``old`` is the index of a
-    list whose first ``same`` messages are these ones (a chat that grew): its calls ending before them stay."""
+    list whose first ``same`` messages are these ones (a chat that grew): its calls ending before them stay.
+    ``joined``: function_call messages a Chat Completions file had in the same assistant message as the
+    call before them (``Chat.wire``): one response, though each call's output stands between them."""
     names = {} if names is None else names
     has_meta = any(m.fields.get("role") == "meta" for m in messages[same:]) or (old is not None and old.has_meta)
     begin, kept = 0, []
@@ -124,7 +127,11 @@ def index_calls(
         begin = kept[-1].end if kept else 0
     roles = [m.fields.get("role") for m in messages[begin:]]
     responses = RESPONSE_ROLES
-    runs = [i for i, r in enumerate(roles) if r in responses and (i == 0 or roles[i - 1] not in responses)]
+    runs = [
+        i
+        for i, r in enumerate(roles)
+        if r in responses and (i == 0 or roles[i - 1] not in responses) and begin + i not in joined
+    ]
     metas = [i for i, r in enumerate(roles) if r == "meta"]
     starts, unmarked, lone = runs, list[int](), list[int]()
     if has_meta:
@@ -146,7 +153,13 @@ def index_calls(
             if role == "function_call":
                 tools.append(begin + end)
             elif role not in responses:
-                break
+                after = end
+                while after < count and roles[after] == "function_call_output":
+                    after += 1
+                if not (role == "function_call_output" and after < count and begin + after in joined):
+                    break
+                end = after
+                continue
             end += 1
         first = messages[begin + start]
         calls.append(

@@ -86,8 +86,9 @@ class ChatHistory:
         self.whole = whole
         self.source: list[Message] = self.marked.parsed.messages if self.marked is not None else chat.messages
         self._names: dict[int, tuple[Message, str | None]] = old._names if old is not None else {}
+        joined = chat.wire.joined if chat.wire is not None and self.marked is None else frozenset()
         self.call_index: CallIndex = index_calls(
-            self.source, self._names, old.call_index if old is not None else None, same
+            self.source, self._names, old.call_index if old is not None else None, same, joined
         )
         self.calls, self.findings = self.call_index.calls, self.call_index.findings(self.source)
         # what stepping through calls needs, built when first asked (the app's first screen does not need it)

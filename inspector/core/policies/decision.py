@@ -26,6 +26,7 @@ class Tier(StrEnum):
     UNDECIDED = "undecided"  # older than the message scout-ai raised on: never reached
     INSERTED = "inserted"  # added by a strategy (the epoch strategies' compaction notice): not in the chat
     INJECTED = "injected"  # appended by 2.x's inbox from a file: rebuilt from inbox_removed/, approximate
+    CLEARED = "cleared"  # another framework's policy sent a placeholder instead: none of the text is seen
 
 
 class Reason(StrEnum):
@@ -50,12 +51,18 @@ class Reason(StrEnum):
     EPOCH_NOTHING = "epoch_nothing_to_shorten"
     EPOCH_DROPPED = "epoch_dropped"
     EPOCH_UNPARSED = "epoch_unparsed"
+    # the other frameworks' policies (the rule in the library's own terms is the decision's detail)
+    POLICY_KEPT = "policy_kept"
+    POLICY_CHANGED = "policy_changed"
+    POLICY_CLEARED = "policy_cleared"
+    POLICY_DROPPED = "policy_dropped"
+    POLICY_RAISED = "policy_raised"
 
 
 # Short module-level names: the plans refer to these in their hot loops.
 FULL, TRUNCATED, DROPPED, CONSUMED = Tier.FULL, Tier.TRUNCATED, Tier.DROPPED, Tier.CONSUMED
 ERROR, UNDECIDED = Tier.ERROR, Tier.UNDECIDED
-INSERTED, INJECTED = Tier.INSERTED, Tier.INJECTED
+INSERTED, INJECTED, CLEARED = Tier.INSERTED, Tier.INJECTED, Tier.CLEARED
 TIERS = tuple(Tier)
 
 RECENT, BUDGET, BEYOND_MAX, MIDDLE = Reason.RECENT, Reason.BUDGET, Reason.BEYOND_MAX, Reason.MIDDLE
@@ -89,6 +96,11 @@ REASON_TEXT: dict[str, str] = {
     EPOCH_NOTHING: "epoch: in the compacted window, but nothing long enough to shorten",
     EPOCH_DROPPED: "epoch: older than the compacted window, removed",
     EPOCH_UNPARSED: "epoch: content is not a JSON value, kept as is and not counted",
+    Reason.POLICY_KEPT: "kept by the policy",
+    Reason.POLICY_CHANGED: "changed by the policy (part of the text kept)",
+    Reason.POLICY_CLEARED: "replaced by the policy's placeholder (none of the text kept)",
+    Reason.POLICY_DROPPED: "removed by the policy",
+    Reason.POLICY_RAISED: "the library raises: nothing is sent",
 }
 
 

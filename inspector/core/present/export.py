@@ -15,8 +15,11 @@ import orjson
 from inspector.core.analysis.audit import AuditFinding, SentBefore, audit
 from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.io.printers import PRINTERS, render_chunks
+from inspector.core.io.printers import PRINTERS, print_openai_items, render_chunks
+from inspector.core.peers.plan import PeerPlan
+from inspector.core.peers.wire import as_openai
 from inspector.core.present import explain_report as report
+from inspector.core.present.policy import policy_report
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
 
@@ -49,7 +52,11 @@ def prepared_chunks(prompt: Prompt, fmt: str) -> Iterator[bytes]:
     if fmt not in PRINTERS:
         raise UsageError(f"unknown format {fmt!r}; known: {', '.join(PRINTERS)}")
     if prompt.error is not None:
-        raise UsageError(f"scout-ai would raise, nothing is sent: {prompt.error.describe()}")
+        raise UsageError(f"{prompt.error.raiser} would raise, nothing is sent: {prompt.error.describe()}")
+    if fmt == "openai" and isinstance(prompt.planner, PeerPlan):
+        # another framework's policy: its own output as the library holds it (content parts kept as parts)
+        items = [as_openai(i) for i in prompt.planner.wire_items()]
+        return iter((print_openai_items(items).encode("utf-8", "surrogatepass"),))
     return render_chunks(fmt, prompt.messages())
 
 
@@ -82,8 +89,11 @@ def explain_chunks(
         info = replace(info, error=failed)  # the strategies ran; sending what they prepared raises
     findings = inspection.chat.findings
     audited = audit(inspection, prompt, sent_before, extra_audit) if with_audit else None
+    policy = policy_report(prompt)
     if fmt == "json":
         rest: dict[str, Any] = {"findings": [f.as_dict() for f in findings], "summary": info.as_dict()}
+        if policy is not None:
+            rest["policy"] = policy.as_dict()
         if audited is not None:
             rest["audit"] = [f.as_dict() for f in audited]
         pieces = report.json_document(rows, rest)
@@ -95,7 +105,11 @@ def explain_chunks(
     if fmt == "markdown":
         pieces = report.markdown_chunks(rows, info, findings)
         tail = b"" if audited is None else report.render_audit_markdown(audited).encode("utf-8", "surrogatepass")
+        if policy is not None:
+            tail = f"**Policy:** {policy.line()[len('policy: ') :]}\n".encode("utf-8", "surrogatepass") + tail
     else:
         pieces = report.table_chunks(rows, info, findings=findings)
         tail = b"" if audited is None else ("\n" + report.render_audit_table(audited)).encode("utf-8", "surrogatepass")
+        if policy is not None:
+            tail = (policy.line() + "\n").encode("utf-8", "surrogatepass") + tail
     return chain(pieces, (tail,)) if tail else pieces

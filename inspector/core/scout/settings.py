@@ -407,6 +407,17 @@ def resolve_settings(
     return values, tuple(warnings)
 
 
+def parse_pairs(items: list[str] | None) -> dict[str, str]:
+    """``KEY=VALUE`` pairs from ``--set`` for another framework's policy: its own names, checked by it."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--set expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
 def parse_assignments(items: list[str] | None) -> dict[str, str]:
     """``KEY=VALUE`` pairs from ``--set``; keys are case-insensitive."""
     out: dict[str, str] = {}

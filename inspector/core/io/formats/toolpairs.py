@@ -39,7 +39,7 @@ class Builder:
         self._open[ident] = len(self.messages) - 1
         self._names[ident] = name
 
-    def output(self, ident: Any, content: Any, line: int | None = None, name: Any = None) -> None:
+    def output(self, ident: Any, content: Any, line: int | None = None, name: Any = None) -> Message:
         if name is None:
             name = self._names.get(ident)
         text = rubyjson.dumps({"name": name, "content": output_text(content), "id": ident})
@@ -47,11 +47,12 @@ class Builder:
         at = self._open.pop(ident, None)
         if at is None or at == len(self.messages) - 1:
             self.messages.append(message)
-            return
+            return message
         self.messages.insert(at + 1, message)
         for key, index in self._open.items():
             if index > at:
                 self._open[key] = index + 1
+        return message
 
     def note(self, kind: str, message: str, line: int | None = None) -> None:
         self.findings.append(Finding(kind, message, line))

@@ -20,12 +20,25 @@ def print_jsonl(messages: list[Message]) -> str:
 PRINTERS: dict[str, Callable[[list[Message]], str]] = {"json": print_json, "jsonl": print_jsonl}
 
 
+def print_openai(messages: list[Message]) -> str:
+    """The Chat Completions ``messages``: a response's text and calls in one assistant message, each
+    output a ``tool`` message with its call's id (``peers.wire``)."""
+    from inspector.core.peers.wire import Conversation, as_openai
+
+    return print_openai_items([as_openai(i) for i in Conversation(messages).items])
+
+
+def print_openai_items(items: list[dict[str, object]]) -> str:
+    return dumps_messages(items) + "\n"
+
+
 def _register_exports() -> None:
     from inspector.core.io.printers.chat import print_chat
     from inspector.core.io.printers.responses import print_responses
 
     PRINTERS["chat"] = print_chat
     PRINTERS["responses"] = print_responses
+    PRINTERS["openai"] = print_openai
 
 
 _register_exports()

@@ -1,0 +1,190 @@
+"""`why` under another framework's policy: the smallest change of each numeric setting that keeps a text.
+
+A setting either keeps more as it grows (``keep``, ``trigger``, ``max_tokens``, ``recent_turns``, ...)
+or, for ``clear_at_least``, as it shrinks towards 1 (it stops clearing sooner; 0 clears every
+candidate). Each is searched by doubling, then halving the gap, on whole re-plans of the chat: a
+value is a fix when the occurrence is sent with its text intact (and, for the pair, its call or output
+is sent too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.core.analysis.trace import Occurrence
+from inspector.core.analysis.visibility import survives
+from inspector.core.inspection import Inspection
+from inspector.core.peers import inspect_ai
+from inspector.core.peers.registry import Kind, Param, PolicySettings
+from inspector.core.policies import decision as d
+from inspector.core.scout.prepare import Prompt
+
+LIMIT = 1 << 40  # no setting is searched beyond this (a trigger above any chat's size)
+SHRINKS = frozenset({"clear_at_least"})  # keeps more as it gets smaller (down to 1)
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyFix:
+    key: str
+    now: Any
+    value: int
+    direction: str  # ">=" or "<="
+    chars: int  # the prompt's characters with the fix
+    chars_now: int
+    pair: bool  # its call (or output) is sent too
+
+    def describe(self) -> str:
+        delta = self.chars - self.chars_now
+        text = (
+            f"{self.key} {self.direction} {self.value:,} (now {_shown(self.now)}; set {self.key}={self.value}): "
+            f"shown, prompt {self.chars:,} characters ({delta:+,})"
+        )
+        return text if self.pair else text + "; but its call or output is not sent: the pair is split"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "now": self.now,
+            "value": self.value,
+            "direction": self.direction,
+            "chars": self.chars,
+            "pair": self.pair,
+        }
+
+
+def _shown(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+@dataclass(slots=True)
+class PolicyFixReport:
+    fixes: list[PolicyFix]
+    without: list[str]  # numeric settings no single value of which shows it
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.fixes:
+            ordered = sorted(self.fixes, key=lambda f: (not f.pair, f.chars))
+            out.append("single changes that show it (pair-keeping first):")
+            out.extend(f"  {n}. {f.describe()}" for n, f in enumerate(ordered, 1))
+        if self.without:
+            out.append(f"no value of {', '.join(self.without)} alone shows it")
+        return out
+
+
+def policy_fixes(inspection: Inspection, occurrences: list[Occurrence]) -> list[PolicyFixReport]:
+    settings = inspection.policy
+    assert settings is not None
+    partner = _partners(inspection)
+    now = inspection.prompt()
+    chars_now = _chars(now)
+    cache: dict[tuple[str, int], Prompt] = {}
+
+    def plan(key: str, value: int) -> Prompt:
+        found = cache.get((key, value))
+        if found is None:
+            found = cache[(key, value)] = inspection.policy_prompt(settings.with_value(key, value))
+        return found
+
+    reports = []
+    for o in occurrences:
+        if o.visible or o.message is None:
+            reports.append(PolicyFixReport([], []))
+            continue
+        index = o.message
+        content = inspection.chat.messages[index].fields.get("content")
+
+        def shows(prompt: Prompt, index: int = index, content: Any = content, o: Occurrence = o) -> bool:
+            if prompt.error is not None:
+                return False
+            return survives(o.spot, content, prompt.visible_content(index))
+
+        fixes: list[PolicyFix] = []
+        without: list[str] = []
+        for param in settings.spec.numeric():
+            current = _current(param, settings, inspection)
+            if current is None:
+                continue
+            key = param.name
+            found = _search(key, current, lambda v, key=key: shows(plan(key, v)))  # type: ignore[misc]
+            if found is None:
+                without.append(param.name)
+                continue
+            trial = plan(param.name, found)
+            other = partner.get(index)
+            pair = other is None or trial.tier_of(other) not in (d.DROPPED, d.UNDECIDED)
+            direction = "<=" if param.name in SHRINKS else ">="
+            fixes.append(PolicyFix(param.name, current, found, direction, _chars(trial), chars_now, pair))
+        reports.append(PolicyFixReport(fixes, without))
+    return reports
+
+
+def _current(param: Param, settings: PolicySettings, inspection: Inspection) -> int | None:
+    value = settings.as_dict()[param.name]
+    if param.kind is Kind.THRESHOLD:
+        if value == "always":
+            return None
+        return inspect_ai.threshold_tokens(value, settings.as_dict()["context_window"])
+    if value is None:
+        return 0
+    return int(value)
+
+
+def _search(key: str, current: int, shows: Callable[[int], bool]) -> int | None:
+    """The value nearest ``current`` that shows it, in the direction that keeps more (None: none does)."""
+    if key in SHRINKS:
+        # clear_at_least: 1 stops after the first clear; larger clears more until it stops
+        if current == 0:
+            return 1 if shows(1) else None
+        lo_fail = current
+        if shows(1) is False:
+            return None
+        hi_ok = 1
+        while lo_fail - hi_ok > 1:  # largest value that still shows it, below current
+            mid = (lo_fail + hi_ok) // 2
+            if shows(mid):
+                hi_ok = mid
+            else:
+                lo_fail = mid
+        return hi_ok
+    step = max(1, current)
+    bad, good = current, None
+    probe = current + 1
+    while probe <= LIMIT:
+        if shows(probe):
+            good = probe
+            break
+        bad = probe
+        step *= 2
+        probe = current + step
+    if good is None:
+        return None
+    while good - bad > 1:
+        mid = (good + bad) // 2
+        if shows(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def _partners(inspection: Inspection) -> dict[int, int]:
+    """Each tool message's call or output, by original index (the pair a fix should keep together)."""
+    out: dict[int, int] = {}
+    items = inspection.conversation().items
+    calls: dict[Any, int] = {}
+    for item in items:
+        for call in item.calls:
+            calls[call.id] = call.origin
+        if item.role == "tool" and item.origin >= 0 and item.call_id in calls:
+            out[item.origin] = calls[item.call_id]
+            out[calls[item.call_id]] = item.origin
+    return out
+
+
+def _chars(prompt: Prompt) -> int:
+    if prompt.error is not None:
+        return 0
+    return prompt.planner.sizes()[2]

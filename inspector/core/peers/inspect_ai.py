@@ -1,0 +1,334 @@
+"""Inspect AI's compaction (inspect-ai 0.3.285, inspect_ai/model/_compaction/): ``CompactionEdit`` and
+``CompactionTrim`` under the ``compaction()`` handler, and Inspect's own token count.
+
+The handler is stateful: it keeps the view it sent and appends what is new to it, so the prompt at a
+call depends on every call before. It is replayed as ``react()`` drives it: called before every
+assistant message with the history up to it, on one handler, and once more with the whole chat. The
+usage baseline ``record_output`` takes from the API's reply is not replayed (a chat does not say what
+each call's input counted as Inspect counts it): every total is Inspect's own count.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from inspector.core import tokens
+from inspector.core.peers.outcome import Outcome, PolicyRaises
+from inspector.core.peers.wire import Item, WireCall
+
+TOOL_RESULT_REMOVED = "(Tool result removed)"
+MEMORY_TOOL = "memory"
+MEMORY_CONTENT_ARGS = ("file_text", "insert_text", "new_str")
+DEFAULT_CONTEXT_WINDOW = 128_000
+NO_SPLIT_AFTER = ("\r", "\n", "/")  # a part starting so can join the newline before it in one o200k piece
+
+
+# -- Model.count_tokens -------------------------------------------------------------------------
+def text_parts(item: Item) -> list[str]:
+    parts: list[str] = []
+    content = item.content
+    if content is None:
+        parts.append("")
+    elif isinstance(content, str):
+        parts.append(content)
+    else:
+        parts.extend(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    for call in item.calls:
+        parts.append(str(call.name))
+        parts.append(json.dumps(call.arguments))
+    return parts
+
+
+class InspectCounter:
+    """``Model.count_tokens`` for a model without a tokenizer of its own: every text part joined by
+    newlines, counted by o200k_base, times 1.1, floored, at least 1.
+
+    Counted in pieces so that each message's text is tokenized once however many calls count it: a
+    newline between two parts never shares an o200k piece with the text after it unless that text starts
+    with a newline, a carriage return or a slash (see NO_SPLIT_AFTER), so those are kept together."""
+
+    def __init__(self) -> None:
+        self.o200k = tokens.get("o200k")
+        self._parts: dict[int, tuple[Item, list[str]]] = {}
+
+    def _parts_of(self, item: Item) -> list[str]:
+        found = self._parts.get(id(item))
+        if found is None or found[0] is not item:
+            found = (item, text_parts(item))
+            self._parts[id(item)] = found
+        return found[1]
+
+    def raw(self, items: list[Item]) -> int:
+        parts = [p for item in items for p in self._parts_of(item)]
+        if not parts:
+            return 0
+        total, chunk = 0, parts[0]
+        for part in parts[1:]:
+            if part and not part.startswith(NO_SPLIT_AFTER):
+                total += self.o200k.count(chunk + "\n")
+                chunk = part
+            else:
+                chunk = chunk + "\n" + part
+        return total + self.o200k.count(chunk)
+
+    def count(self, items: list[Item]) -> int:
+        raw = self.raw(items)
+        text = max(1, int(raw * 1.1)) if raw or items else 0
+        return max(1, text)
+
+
+TOOL_TOKENS = 1  # count_tool_tokens of no tools: one empty user message, counted as at least 1
+
+
+# -- the strategies -------------------------------------------------------------------------------
+def _memory_cleared(items: list[Item]) -> list[Item]:
+    out = []
+    for item in items:
+        if item.role == "assistant" and item.calls:
+            calls, changed = [], False
+            for call in item.calls:
+                args = call.arguments
+                if call.name == MEMORY_TOOL and isinstance(args, dict) and any(a in args for a in MEMORY_CONTENT_ARGS):
+                    args = {k: "(content saved to memory)" if k in MEMORY_CONTENT_ARGS else v for k, v in args.items()}
+                    calls.append(WireCall(call.id, call.name, args, call.origin))
+                    changed = True
+                else:
+                    calls.append(call)
+            if changed:
+                item = replace(item, calls=tuple(calls))
+        out.append(item)
+    return out
+
+
+def _placeholder_text(name: Any) -> dict[str, str]:
+    return {"type": "text", "text": f"[Tool call: {name} (parameters and results removed from history)]"}
+
+
+def edit(items: list[Item], s: dict[str, Any]) -> list[Item]:
+    """``CompactionEdit.compact``: clear all but the newest ``keep_tool_uses`` tool results."""
+    result = list(items)
+    exclude = s["exclude_tools"]
+    uses: list[tuple[int, WireCall, int]] = []
+    for i, item in enumerate(result):
+        if item.role == "assistant" and item.calls:
+            for call in item.calls:
+                if call.name == "tool_search" or (exclude and call.name in exclude):
+                    continue
+                found = next(
+                    (j for j in range(i + 1, len(result)) if result[j].role == "tool" and result[j].call_id == call.id),
+                    None,
+                )
+                if found is not None:
+                    uses.append((i, call, found))
+    keep = s["keep_tool_uses"]
+    if keep > 0 and len(uses) > keep:
+        clear = uses[:-keep]
+    elif keep == 0:
+        clear = uses
+    else:
+        clear = []
+    for ai, call, ti in reversed(clear):
+        if s["keep_tool_inputs"]:
+            result[ti] = result[ti].with_content(TOOL_RESULT_REMOVED, extra={"cleared": True})
+        else:
+            del result[ti]
+            owner = result[ai]
+            calls = tuple(c for c in owner.calls if c.id != call.id)
+            content = owner.content
+            if isinstance(content, str) or content is None:
+                parts = (
+                    [{"type": "text", "text": content}, _placeholder_text(call.name)]
+                    if content
+                    else [_placeholder_text(call.name)]
+                )
+            else:
+                parts = [*content, _placeholder_text(call.name)]
+            result[ai] = replace(owner, calls=calls, content=parts)
+    if s["memory"]:
+        result = _memory_cleared(result)
+    while result and result[-1].role == "assistant":
+        result.pop()
+    return result
+
+
+def trim(items: list[Item], s: dict[str, Any]) -> list[Item]:
+    """``CompactionTrim.compact`` (``_trim.trim_messages`` with ``preserve``)."""
+    preserve = s["preserve"]
+    if not 0 <= preserve <= 1:
+        raise PolicyRaises("ValueError", f"preserve must be in range [0,1], got {preserve}")
+    system: list[Item] = []
+    given: list[Item] = []
+    conversation: list[Item] = []
+    for item in items:
+        (system if item.role == "system" else conversation).append(item)
+    if not given:
+        while conversation:
+            item = conversation.pop(0)
+            given.append(item)
+            if item.role == "user":
+                break
+    start = int(len(conversation) * (1 - preserve))
+    kept: list[Item] = []
+    active: set[Any] = set()
+    for item in conversation[start:]:
+        if item.role == "assistant":
+            active = {c.id for c in item.calls}
+            kept.append(item)
+        elif item.role == "tool" and item.call_id in active:
+            kept.append(item)
+        elif item.role == "user":
+            active = set()
+            kept.append(item)
+    answered = {m.call_id for m in kept if m.role == "tool"}
+    clean = []
+    for item in kept:
+        if item.role == "assistant" and item.calls:
+            valid = tuple(c for c in item.calls if c.id in answered)
+            if len(valid) != len(item.calls):
+                item = replace(item, calls=valid)
+        clean.append(item)
+    if clean and clean[-1].role == "assistant":
+        clean.pop()
+    result = system + given + clean
+    return _memory_cleared(result) if s["memory"] else result
+
+
+STRATEGIES: dict[str, Callable[[list[Item], dict[str, Any]], list[Item]]] = {"edit": edit, "trim": trim}
+
+
+# -- the compaction() handler ----------------------------------------------------------------------
+class Handler:
+    def __init__(self, kind: str, settings: dict[str, Any], prefix: list[Item], counter: InspectCounter):
+        self.strategy = STRATEGIES[kind]
+        self.settings = settings
+        self.prefix = prefix
+        self.count = counter.count
+        threshold = settings["threshold"]
+        self.threshold = threshold_tokens(threshold, settings["context_window"])
+        self.compacted: list[Item] = []
+        self.processed: set[int] = set()
+        self.fired: list[tuple[int, int, int]] = []  # (messages seen, tokens before, tokens after) per compaction
+        self.last_total = 0
+
+    def compact_input(self, messages: list[Item]) -> list[Item]:
+        unprocessed = [m for m in messages if id(m) not in self.processed]
+        target = self.compacted + unprocessed
+        total = TOOL_TOKENS + self.count(target)
+        self.last_total = total
+        if total > self.threshold:
+            result = self._perform(target)
+            for m in target:
+                self.processed.add(id(m))
+            ids = {id(m) for m in result}
+            missing = [m for m in self.prefix if id(m) not in ids]
+            lead = 0
+            while lead < len(result) and result[lead].role == "system":
+                lead += 1
+            view = (
+                [m for m in missing if m.role == "system"]
+                + result[:lead]
+                + [m for m in missing if m.role != "system"]
+                + result[lead:]
+            )
+            self.compacted = view
+            self.fired.append((len(messages), total, TOOL_TOKENS + self.count(view)))
+            return list(view)
+        for m in unprocessed:
+            self.processed.add(id(m))
+        self.compacted.extend(unprocessed)
+        return list(self.compacted)
+
+    def _perform(self, messages: list[Item]) -> list[Item]:
+        out = self.strategy(messages, self.settings)
+        messages_tokens = self.count(out)
+        total = TOOL_TOKENS + messages_tokens
+        for _ in range(3):
+            if total <= self.threshold:
+                break
+            previous = total
+            out = self.strategy(list(out), self.settings)
+            messages_tokens = self.count(out)
+            total = TOOL_TOKENS + messages_tokens
+            if total >= previous:
+                break
+        if total > self.threshold:
+            prefix_tokens = self.count(self.prefix) if self.prefix else 0
+            raise PolicyRaises(
+                "RuntimeError",
+                f"Compaction insufficient: {total:,} tokens still exceeds threshold of {self.threshold:,} "
+                f"(tools: {TOOL_TOKENS:,}, prefix: {prefix_tokens:,}, messages: {messages_tokens:,}). "
+                "Consider using a lower compaction threshold to accommodate tool definitions and prefix.",
+            )
+        return out
+
+
+def threshold_tokens(threshold: Any, context_window: int) -> int:
+    """``_resolve_threshold``: an int or a float > 1 is tokens; a fraction <= 1 of the context window."""
+    if isinstance(threshold, int) or threshold > 1.0:
+        return int(threshold)
+    return int(threshold * context_window)
+
+
+def prefix_of(items: list[Item]) -> list[Item]:
+    """What react() keeps: the system messages and the input up to the first user message."""
+    out = []
+    for item in items:
+        out.append(item)
+        if item.role == "user":
+            break
+    return out
+
+
+def replay(kind: str, items: list[Item], settings: dict[str, Any], counter: InspectCounter) -> Outcome:
+    """The handler before every assistant message, then once more with the whole chat."""
+    if settings["threshold"] == "always":
+        result = STRATEGIES[kind](items, settings)
+        summary = f"Compaction{kind.title()} applied to the whole chat (threshold=always: the strategy alone)"
+        return _outcome(items, result, summary, counter, None)
+    handler = Handler(kind, settings, prefix_of(items), counter)
+    for k, item in enumerate(items):
+        if item.role == "assistant" and k > 0:
+            handler.compact_input(items[:k])
+    result = handler.compact_input(items)
+    fired = handler.fired
+    if fired:
+        seen, before, after = fired[-1]
+        summary = (
+            f"compacted {len(fired)} time(s); last at {seen} messages: {before:,} > threshold "
+            f"{handler.threshold:,} tokens, {after:,} after"
+        )
+    else:
+        summary = f"{handler.last_total:,} <= threshold {handler.threshold:,} tokens: never compacted"
+    return _outcome(items, result, summary, counter, handler)
+
+
+def _outcome(
+    items: list[Item], result: list[Item], summary: str, counter: InspectCounter, handler: Handler | None
+) -> Outcome:
+    sent = {id(m) for m in result}
+    cleared = {m.origin for m in result if m.extra.get("cleared") and m.origin >= 0}
+    notes: dict[int, str] = {}
+    kept_calls = {c.origin for m in result for c in m.calls}
+    by_origin: dict[int, str] = {}
+    for k, item in enumerate(items):
+        if id(item) in sent:
+            continue
+        if item.role == "tool" and item.origin in cleared:
+            notes[k] = f"an older tool use: its result replaced by {TOOL_RESULT_REMOVED!r}"
+        elif item.role == "tool":
+            notes[k] = "removed by the compaction (a tool use cleared with its call, or trimmed)"
+        elif item.role == "assistant" and k == len(items) - 1:
+            notes[k] = "a trailing assistant message: compaction pops it"
+        else:
+            notes[k] = "removed by the compaction"
+        for call in item.calls:
+            if call.origin not in kept_calls:
+                by_origin[call.origin] = "its call removed with its result (keep_tool_inputs=false) or trimmed"
+    per = [counter.count([i]) for i in items]
+    total = handler.last_total if handler is not None else TOOL_TOKENS + counter.count(items)
+    outcome = Outcome(result, summary, "kept", notes, cleared, tokens=per, total=total)
+    outcome.by_origin = by_origin
+    return outcome

@@ -1,0 +1,398 @@
+"""LangChain's policies: ``trim_messages`` (langchain-core 1.8.3) and ``ContextEditingMiddleware`` with
+``ClearToolUsesEdit`` (langchain 1.5.2), and its token counter ``count_tokens_approximately``.
+
+Read from langchain_core/messages/utils.py and langchain/agents/middleware/context_editing.py; the
+algorithms below follow them step for step (the binary searches included: their answers depend on it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from inspector.core.peers.outcome import Outcome, PolicyRaises
+from inspector.core.peers.wire import Item
+
+# -- count_tokens_approximately ---------------------------------------------------------------
+ROLE_NAMES = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
+TYPES = {"system": "system", "user": "human", "assistant": "ai", "tool": "tool"}  # start_on / end_on names
+
+
+def tool_calls_of(item: Item) -> list[dict[str, Any]]:
+    """The AIMessage's ``tool_calls`` as convert_to_messages builds them (arguments json.loads-ed)."""
+    out = []
+    for position, call in enumerate(item.calls):
+        if call.raw or not isinstance(call.arguments, dict):
+            shown = call.arguments if call.raw else type(call.arguments).__name__
+            raise PolicyRaises(
+                "ValueError",
+                f"tool call {call.id!r} ({call.name!r}): arguments {shown!r} are not a JSON object, which "
+                f"convert_to_messages cannot read (call {position + 1} of its message)",
+            )
+        out.append({"name": call.name, "args": call.arguments, "id": call.id, "type": "tool_call"})
+    return out
+
+
+def approximate(item: Item) -> int:
+    """``count_tokens_approximately([message])``: ceil(characters / 4) + 3, images 85 each."""
+    content = item.content if item.content is not None else ""
+    chars, images = 0, 0
+    if isinstance(content, str):
+        chars += len(content)
+    elif isinstance(content, list):
+        for block in content:
+            if isinstance(block, str):
+                chars += len(block)
+            elif isinstance(block, dict):
+                kind = block.get("type", "")
+                if kind in ("image", "image_url"):
+                    images += 85
+                elif kind == "text":
+                    chars += len(block.get("text", ""))
+                else:
+                    chars += len(repr(block))
+            else:
+                chars += len(repr(block))
+    else:
+        chars += len(repr(content))
+    if item.role == "assistant" and not isinstance(content, list) and item.calls:
+        chars += len(repr(tool_calls_of(item)))
+    if item.role == "tool":
+        chars += len(str(item.call_id))
+    chars += len(ROLE_NAMES.get(item.role, item.role))
+    if item.name:
+        chars += len(item.name)
+    return images + math.ceil(chars / 4.0) + 3
+
+
+class Counter:
+    """Prefix sums of per-message counts: a list's count is the sum (each message is rounded up on its
+    own in count_tokens_approximately, and ``len`` counts one per message)."""
+
+    def __init__(self, counts: Sequence[int]):
+        self.counts = list(counts)
+        self.prefix = [0]
+        for n in self.counts:
+            self.prefix.append(self.prefix[-1] + n)
+
+    def span(self, start: int, stop: int) -> int:
+        return self.prefix[stop] - self.prefix[start]
+
+
+Cache = dict[int, tuple[Item, int]]  # id(item) -> (the item, its count): the item is kept, so the id is its own
+
+
+def counts(items: list[Item], counter: str, cache: Cache | None = None) -> list[int]:
+    if counter == "len":
+        return [1] * len(items)
+    if cache is None:
+        return [approximate(i) for i in items]
+    out = []
+    for item in items:
+        found = cache.get(id(item))
+        if found is None or found[0] is not item:
+            found = cache[id(item)] = (item, approximate(item))
+        out.append(found[1])
+    return out
+
+
+def _is_type(item: Item, types: frozenset[str]) -> bool:
+    return TYPES.get(item.role, item.role) in types
+
+
+def _splits(text: str) -> list[str]:
+    """The default text splitter: on newlines, each piece keeping its newline."""
+    pieces = text.split("\n")
+    return [p + "\n" for p in pieces[:-1]] + pieces[-1:]
+
+
+def _first_max_tokens(
+    items: list[Item],
+    tokens: list[int],
+    max_tokens: int,
+    count_one: Callable[[Item], int],
+    partial: str | None,
+    end_on: frozenset[str],
+) -> tuple[list[Item], int, str | None]:
+    """``_first_max_tokens``: the kept items, how many fit (a partial one included) before ``end_on``
+    pruned the end, and what a partial kept (None: none)."""
+    counter = Counter(tokens)
+    n = len(items)
+    if not items:
+        return [], 0, None
+    if counter.span(0, n) <= max_tokens:
+        kept = list(items)
+        if end_on:
+            while kept and not _is_type(kept[-1], end_on):
+                kept.pop()
+        return kept, n, None
+    left, right = 0, n
+    for _ in range(n.bit_length()):
+        if left >= right:
+            break
+        mid = (left + right + 1) // 2
+        if counter.span(0, mid) <= max_tokens:
+            left = mid
+        else:
+            right = mid - 1
+    idx = left
+    out = list(items)
+    part_note = None
+    if partial and idx < n:
+        excluded = items[idx]
+        included = False
+        if isinstance(excluded.content, list):
+            blocks = list(excluded.content)
+            if partial == "last":
+                blocks.reverse()
+            for _ in range(1, len(blocks)):
+                blocks = blocks[:-1]
+                trial = excluded.with_content(list(reversed(blocks)) if partial == "last" else blocks)
+                if counter.span(0, idx) + count_one(trial) <= max_tokens:
+                    out = [*out[:idx], trial]
+                    idx += 1
+                    included = True
+                    part_note = f"partial: {len(blocks)} of {len(excluded.content)} content blocks kept"
+                    break
+        if not included:
+            text = None
+            if isinstance(excluded.content, str):
+                text = excluded.content
+            elif isinstance(excluded.content, list) and excluded.content:
+                for block in excluded.content:
+                    if isinstance(block, str):
+                        text = block
+                        break
+                    if isinstance(block, dict) and block.get("type") == "text":
+                        text = block.get("text")
+                        break
+            if text:
+                pieces = _splits(text)
+                base = counter.span(0, idx)
+                if partial == "last":
+                    pieces.reverse()
+                lo, hi = 0, len(pieces)
+                for _ in range(len(pieces).bit_length()):
+                    if lo >= hi:
+                        break
+                    mid = (lo + hi + 1) // 2
+                    if base + count_one(excluded.with_content("".join(pieces[:mid]))) <= max_tokens:
+                        lo = mid
+                    else:
+                        hi = mid - 1
+                if lo > 0:
+                    chosen = pieces[:lo]
+                    if partial == "last":
+                        chosen.reverse()
+                    out = [*out[:idx], excluded.with_content("".join(chosen))]
+                    idx += 1
+                    side = "last" if partial == "last" else "first"
+                    part_note = f"partial: the {side} {lo} of {len(pieces)} lines kept (allow_partial)"
+    fit = idx
+    if end_on:
+        for _ in range(idx):
+            if idx > 0 and not _is_type(out[idx - 1], end_on):
+                idx -= 1
+            else:
+                break
+    return out[:idx], fit, part_note
+
+
+def trim_messages(items: list[Item], settings: dict[str, Any], cache: Cache | None = None) -> Outcome:
+    """``trim_messages(messages, max_tokens=..., token_counter=..., strategy=..., ...)``."""
+    strategy, counter = settings["strategy"], settings["token_counter"]
+    max_tokens = settings["max_tokens"]
+    start_on, end_on = frozenset(settings["start_on"]), frozenset(settings["end_on"])
+    include_system, allow_partial = settings["include_system"], settings["allow_partial"]
+    if start_on and strategy == "first":
+        raise PolicyRaises("ValueError", "start_on parameter is only valid with strategy='last'")
+    if include_system and strategy == "first":
+        raise PolicyRaises("ValueError", "include_system parameter is only valid with strategy='last'")
+    for item in items:
+        if item.calls:
+            tool_calls_of(item)  # convert_to_messages raises on arguments that are not a JSON object
+    tokens = counts(items, counter, cache)
+    approx = counts(items, "approximate", cache)
+    unit = "messages" if counter == "len" else "tokens"
+
+    def count_one(item: Item) -> int:
+        return 1 if counter == "len" else approximate(item)
+
+    total = sum(tokens)
+    positions = list(range(len(items)))
+    notes: dict[int, str] = {}
+    if strategy == "first":
+        kept, fit, part = _first_max_tokens(
+            items, tokens, max_tokens, count_one, "first" if allow_partial else None, end_on
+        )
+        for p in positions[len(kept) :]:
+            if p < fit:
+                notes[p] = f"dropped by end_on={','.join(sorted(end_on))}: the kept list must end on that type"
+            else:
+                notes[p] = f"beyond max_tokens: the first messages that fit in {max_tokens:,} {unit} are kept"
+        if part is not None and fit - 1 < len(kept):
+            notes[fit - 1] = part
+        summary = _summary(total, max_tokens, unit, len(items) - len(kept))
+        return Outcome(
+            kept,
+            summary,
+            f"within max_tokens ({max_tokens:,} {unit}, strategy first)",
+            notes,
+            tokens=approx,
+            total=sum(approx),
+        )
+    # strategy "last"
+    work = list(positions)
+    if end_on:
+        while work and not _is_type(items[work[-1]], end_on):
+            notes[work.pop()] = f"dropped by end_on={','.join(sorted(end_on))}: after the last message of that type"
+    system: int | None = None
+    remaining = max_tokens
+    if include_system and work and items[work[0]].role == "system":
+        system = work.pop(0)
+        remaining = max(0, max_tokens - tokens[system])
+    reversed_positions = work[::-1]
+    reversed_items = [items[p] for p in reversed_positions]
+    kept, fit, part = _first_max_tokens(
+        reversed_items,
+        [tokens[p] for p in reversed_positions],
+        remaining,
+        count_one,
+        "last" if allow_partial else None,
+        start_on,
+    )
+    for k, p in enumerate(reversed_positions):
+        if k >= len(kept):
+            if k < fit:
+                notes[p] = f"dropped by start_on={','.join(sorted(start_on))}: the kept list must start on that type"
+            else:
+                notes[p] = f"beyond max_tokens: the last messages that fit in {remaining:,} {unit} are kept"
+    if part is not None and fit - 1 < len(kept):
+        notes[reversed_positions[fit - 1]] = part
+    result = kept[::-1]
+    if system is not None:
+        result = [items[system], *result]
+        notes[system] = "include_system: the first system message is always kept"
+    summary = _summary(total, max_tokens, unit, len(items) - len(result))
+    return Outcome(
+        result,
+        summary,
+        f"within max_tokens ({max_tokens:,} {unit}, strategy last)",
+        notes,
+        tokens=approx,
+        total=sum(approx),
+    )
+
+
+def _summary(total: int, limit: int, unit: str, dropped: int) -> str:
+    if total <= limit:
+        return f"{total:,} {unit} <= max_tokens {limit:,}: nothing to trim" + (
+            f" ({dropped} dropped by start_on/end_on)" if dropped else ""
+        )
+    return f"{total:,} {unit} > max_tokens {limit:,}: {dropped} message(s) trimmed"
+
+
+# -- ContextEditingMiddleware + ClearToolUsesEdit -------------------------------------------------
+def clear_tool_uses(
+    items: list[Item], settings: dict[str, Any], cache: Cache | None = None, *, who: str = "LangChain"
+) -> Outcome:
+    """``ContextEditingMiddleware(edits=[ClearToolUsesEdit(...)])`` around one model call: the request's
+    messages (the system prompt apart: it is not counted) deep-copied and edited."""
+    trigger, keep = settings["trigger"], settings["keep"]
+    clear_at_least, clear_inputs = settings["clear_at_least"], settings["clear_tool_inputs"]
+    exclude, placeholder = set(settings["exclude_tools"]), settings["placeholder"]
+    lead = 1 if items and items[0].role == "system" else 0  # ModelRequest.system_message
+    work = list(items[lead:])
+    for item in work:
+        if item.calls:
+            tool_calls_of(item)
+    approx = counts(items, "approximate", cache)
+    if not work:
+        return Outcome(list(items), "no messages: nothing to edit", "not edited", tokens=approx, total=0)
+    tokens = sum(approx[lead:])
+    if tokens <= trigger:
+        return Outcome(
+            list(items),
+            f"{tokens:,} <= trigger {trigger:,} tokens: nothing cleared",
+            f"under the trigger ({tokens:,} <= {trigger:,} tokens)",
+            tokens=approx,
+            total=tokens,
+        )
+    candidates = [k for k, m in enumerate(work) if m.role == "tool"]
+    kept_tail = (
+        candidates[-keep:] if keep and keep < len(candidates) else (candidates if keep >= len(candidates) else [])
+    )
+    if keep >= len(candidates):
+        candidates = []
+    elif keep:
+        candidates = candidates[:-keep]
+    notes: dict[int, str] = {}
+    newest = f"one of the {keep} newest tool results (keep={keep})"
+    for k in kept_tail:
+        notes[lead + k] = newest
+    cleared_ids: set[int] = set()
+    by_origin: dict[int, str] = {}
+    cleared_count = 0
+    head = f"trigger exceeded: {tokens:,} > {trigger:,} tokens"
+    stopped_at: int | None = None
+    for rank, k in enumerate(candidates):
+        message = work[k]
+        if message.extra.get("cleared"):
+            notes[lead + k] = "already cleared"
+            continue
+        ai_at = next((j for j in range(k - 1, -1, -1) if work[j].role == "assistant"), None)
+        if ai_at is None:
+            notes[lead + k] = f"{head}; no AI message before it, so not cleared"
+            continue
+        call = next((c for c in work[ai_at].calls if c.id == message.call_id), None)
+        if call is None:
+            notes[lead + k] = (
+                f"{head}; the nearest AI message before it did not call {message.call_id!r}, so not cleared"
+            )
+            continue
+        name = message.name or call.name
+        if name in exclude:
+            notes[lead + k] = f"{head}; {name} is in exclude_tools"
+            continue
+        work[k] = message.with_content(placeholder, extra={**message.extra, "cleared": True})
+        cleared_ids.add(message.origin)
+        cleared_count += 1
+        older = f"older than the {keep} newest tool results" if keep else "keep=0: every tool result"
+        notes[lead + k] = f"{head}; {older}; replaced by {placeholder!r}"
+        if clear_inputs:
+            ai = work[ai_at]
+            first = next((j for j, m in enumerate(work) if _same_message(m, ai)), ai_at)
+            target = work[first]
+            calls = tuple(
+                c.__class__(c.id, c.name, {}, c.origin) if c.id == message.call_id else c for c in target.calls
+            )
+            work[first] = target.with_content(target.content, calls=calls)
+            by_origin[call.origin] = f"{head}; clear_tool_inputs: its arguments replaced by {{}}"
+        if clear_at_least > 0:
+            now = sum(counts(work, "approximate", cache))
+            if max(0, tokens - now) >= clear_at_least:
+                stopped_at = rank
+                break
+    if stopped_at is not None:
+        for k in candidates[stopped_at + 1 :]:
+            notes[lead + k] = f"{head}; clear_at_least={clear_at_least:,} reached before it, so not cleared"
+    out = [*items[:lead], *work]
+    summary = f"{head}: {cleared_count} tool result(s) cleared" + (f" ({who})" if who != "LangChain" else "")
+    outcome = Outcome(
+        out, summary, "not a tool result the edit clears", notes, cleared_ids, tokens=approx, total=tokens
+    )
+    outcome.by_origin = by_origin
+    return outcome
+
+
+def _same_message(a: Item, b: Item) -> bool:
+    """``messages.index(ai_message)``: the first message *equal* to it (pydantic compares the fields)."""
+    if a is b:
+        return True
+    return (
+        a.role == b.role
+        and a.content == b.content
+        and [(c.id, c.name, c.arguments) for c in a.calls] == [(c.id, c.name, c.arguments) for c in b.calls]
+        and a.origin == b.origin
+    )
