@@ -124,6 +124,13 @@ class Inspection:
     def with_strategies(self, strategies: str | None) -> Inspection:
         return self.with_setup(self.setup.with_strategies(strategies))
 
+    def with_policy(self, policy: str | None, settings: dict[str, str] | None = None) -> Inspection:
+        """Under another framework's policy (None: scout-ai's strategies) with these settings, as typed
+        (none: its defaults); scout-ai's thresholds are then those the chat resolves to without --set."""
+        setup = self.setup.with_policy(policy, settings)
+        setup.policy_settings()  # an unknown policy or setting, a value it rejects: a UsageError here
+        return self.with_setup(setup, thresholds_for(self.chat, setup))
+
     # -- what the plans read -----------------------------------------------------------
     @property
     def facts(self) -> ToolFacts:
