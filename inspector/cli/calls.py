@@ -21,6 +21,12 @@ from inspector.core.present.cells import cell, table
 from .output import EXIT_OK, emit, note, to_json
 
 TIERS = (d.FULL, d.TRUNCATED, d.DROPPED, d.ERROR, d.UNDECIDED)
+POLICY_TIERS = (d.FULL, d.TRUNCATED, d.DROPPED, d.CLEARED, d.ERROR, d.UNDECIDED)  # another framework's policy
+
+
+def tiers_of(history: ChatHistory) -> tuple[d.Tier, ...]:
+    """The tier columns: a policy's placeholders (cleared) get one of their own."""
+    return POLICY_TIERS if history.setup.policy is not None else TIERS
 
 
 def add_parser(sub: Subcommands, common: AddCommon) -> None:
@@ -99,7 +105,7 @@ def call_rows(
             "reported_prompt_tokens": reported.get("reported_prompt_tokens"),
             "reported_completion_tokens": reported.get("reported_completion_tokens"),
             **{k: v for k, v in reported.items() if k not in ("reported_prompt_tokens", "reported_completion_tokens")},
-            **{str(tier): counts.get(tier, 0) for tier in TIERS},
+            **{str(tier): counts.get(tier, 0) for tier in tiers_of(history)},
             "tools": list(call.tools),
             "raises": found.error.describe() if found.error is not None else None,
         }
@@ -185,7 +191,8 @@ def run(args: Namespace, history: ChatHistory) -> int:
             writer.writerow(["" if r.get(c) is None else r.get(c) for c in columns])
         emit(args, out.getvalue())
         return EXIT_OK
-    header = ("call", "index", "line", "messages", "chars", "tokens", "reported", *TIERS, "tool")
+    tiers = tiers_of(history)
+    header = ("call", "index", "line", "messages", "chars", "tokens", "reported", *tiers, "tool")
     body = [
         (
             str(r["call"]),
@@ -196,13 +203,17 @@ def run(args: Namespace, history: ChatHistory) -> int:
             f"{r['tokens']:,}" + ("!" if r.get("over_window") else ""),
             cell(f"{r['reported_prompt_tokens']:,}" if r["reported_prompt_tokens"] is not None else None)
             + ("?" if r["unexplained_tokens"] is not None else ""),
-            *(str(r[t]) for t in TIERS),
+            *(str(r[t]) for t in tiers),
             cell(", ".join(call.tools) or None),
         )
         for call, r in zip(history.calls, rows)  # the rows are the calls', in order
     ]
     lines = table(header, body, right=set(range(len(header) - 1)))
     summary = f"{len(rows)} call(s) in {history.path}; tokens: {tokenizer.label}"
+    settings = history.setup.policy_settings()
+    if settings is not None:
+        kind = "" if settings.spec.exact else ", approximate"
+        summary += f"; policy: {settings.label()} ({settings.spec.library}{kind})"
     legend = []
     if any(r["unexplained_tokens"] is not None for r in rows):
         legend.append("reported?: the recorded prompt is further from the rebuilt one than the overhead explains")

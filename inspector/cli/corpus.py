@@ -42,11 +42,17 @@ def add_parser(sub: Subcommands, common: AddCommon) -> None:
         "--scout-version", metavar="VERSION", help="the scout-ai version whose prompt layer runs: seed, 1.2.6 or 2.1"
     )
     p.add_argument(
+        "--policy",
+        metavar="NAME",
+        help="another framework's context policy instead of scout-ai's strategies (its settings by --set)",
+    )
+    p.add_argument(
         "--vary",
         action="append",
         default=[],
         metavar="KEY=START:STOP:STEP",
-        help="score every value of a setting (repeatable: the cartesian product, in the order given)",
+        help="score every value of a setting (repeatable: the cartesian product, in the order given); "
+        "policy=A,B,... scores policies (scout: scout-ai's strategies)",
     )
     p.add_argument("--probe", action="append", default=[], metavar="TEXT", help="a text the runs need (repeatable)")
     p.add_argument("--regex", action="store_true", help="the probes are regular expressions")
@@ -76,9 +82,15 @@ def run(args: Namespace, overrides: dict[str, str], config_files: list[Path] | N
     from inspector.core.analysis.trace import compile_pattern
 
     setup = Setup.of(
-        overrides=overrides, config_files=config_files, strategies=args.strategies, version=args.scout_version
+        overrides=overrides,
+        config_files=config_files,
+        strategies=args.strategies,
+        version=args.scout_version,
+        policy=args.policy,
     )
-    grid = parse_grid(args.vary)
+    grid = parse_grid(args.vary, setup.policy)
+    if setup.policy is not None and args.format in ("env", "scout-config"):
+        return fail(f"--format {args.format} writes scout-ai's settings; {setup.policy} is not scout-ai's policy")
     gates = [parse_gate(g) for g in args.gate]
     for text in args.probe:
         compile_pattern(text, args.regex, args.ignore_case)

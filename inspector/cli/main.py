@@ -284,7 +284,8 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         policy = getattr(args, "policy", None)
         peer = policy not in (None, "", "scout", "scout-ai")
-        overrides = parse_pairs(args.sets) if peer else parse_assignments(args.sets)
+        varies_policy = any(str(v).startswith("policy=") for v in getattr(args, "vary", None) or [])
+        overrides = parse_pairs(args.sets) if peer or varies_policy else parse_assignments(args.sets)
         _check_arguments(args)
         if args.command in ("thresholds", "corpus"):
             return command_module(args.command).run(args, overrides, config_files(args))

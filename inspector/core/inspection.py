@@ -184,6 +184,10 @@ class Inspection:
         policy = self.policy
         if policy is not None and strategies is None:
             return self.policy_prompt(policy)
+        return self.scout_prompt(thresholds, strategies)
+
+    def scout_prompt(self, thresholds: Thresholds | None = None, strategies: StrategySpec | None = None) -> Prompt:
+        """scout-ai's plan, whatever policy the setup names (the corpus scores both on one chat)."""
         thresholds = thresholds or self.thresholds
         spec = strategies if strategies is not None else self.strategy_spec
         version = self.version_for(spec)

@@ -334,6 +334,8 @@ def _fast_walker(
     """A function (call, index) -> (tier, scout-ai raises at the call) when every cut chat is a prefix under
     the same plain shorten_tools, and the tool facts it reads."""
     whole = history.whole
+    if whole.setup.policy is not None:
+        return None  # another framework's policy plans every call itself
     spec = settings.strategies if settings.strategies is not None else whole.strategy_spec
     version = whole.version_for(spec)
     if parse_spec(spec, version.default, validate=False) != ["shorten_tools"]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from inspector.core.analysis.refetch import Repeat, refetched, repeats, tool_pairs
@@ -39,7 +39,7 @@ from inspector.core.inspection import Inspection, thresholds_for
 from inspector.core.policies import decision as d
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import Thresholds
+from inspector.core.scout.settings import SETTING_KEYS, Thresholds
 from inspector.core.scout.strategies import UnknownStrategy
 from inspector.core.scout.strategies.shorten_tools import prefix_counts
 from inspector.core.scout.tool_facts import ToolFacts
@@ -88,10 +88,18 @@ class ChatScore:
     read: bool = True  # False: the chat could not be read at all
 
 
+def _readable(setup: Setup) -> Setup:
+    """The setup a chat is read under: with ``--vary policy=...`` the --set values may be other policies'
+    settings, which scout-ai's thresholds do not take (each grid point's setup keeps its own)."""
+    if setup.policy is not None:
+        return setup
+    return replace(setup, overrides=tuple((k, v) for k, v in setup.overrides if k in SETTING_KEYS))
+
+
 def score_chat(path: str, job: Job) -> ChatScore:
     """The chat under every setting of ``job``; a chat that cannot be read is a score with its error."""
     try:
-        history = ChatHistory(ChatSource.of(path, job.input_format), job.setup)
+        history = ChatHistory(ChatSource.of(path, job.input_format), _readable(job.setup))
         return _Scorer(history, job).run()
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -154,7 +162,8 @@ class _Scorer:
             if number is not None:  # a response no call counts holds no call either
                 self.repeats.setdefault(number, []).append(repeat)
         self.occurrences = [self._occurrences(text) for text in job.probes]
-        self.fast = history.counts_fast
+        self.policies = [s.policy_settings() for s in self.setups]  # another framework's policy, per setting
+        self.fast = history.counts_fast and not any(self.policies)
         self.facts: ToolFacts = whole.facts
 
     def _occurrences(self, text: str) -> list[_Occurrence]:
@@ -243,7 +252,11 @@ class _Scorer:
             return at[index]
 
         for k, tally in enumerate(self.tallies):
-            prompt = inspection.prompt(self.thresholds(k, inspection))
+            policy = self.policies[k]
+            if policy is not None:
+                prompt = inspection.policy_prompt(policy)
+            else:
+                prompt = inspection.scout_prompt(self.thresholds(k, inspection))
             if prompt.error is not None:
                 self._raised(tally, number, prompt.error.describe())
                 self._losses(tally, number, lambda o: False)
@@ -269,7 +282,7 @@ class _Scorer:
     def _raised(self, tally: _Tally, number: int, what: str) -> None:
         tally.raises += 1
         if tally.error is None:
-            tally.error = f"scout-ai raises at call {number}: {what}"
+            tally.error = f"it raises at call {number}: {what}"
 
     def _refetches(self, tally: _Tally, number: int, sent_full: Callable[[int], bool]) -> None:
         for repeat in self.repeats.get(number, ()):

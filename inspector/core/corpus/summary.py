@@ -26,7 +26,7 @@ GATE_METRICS = METRICS + tuple(f"{m}_per_call" for m in METRICS)
 @dataclass(frozen=True, slots=True)
 class SettingSummary:
     setting: Setting
-    values: tuple[tuple[str, Value], ...]  # every setting in force, by its --set key
+    values: tuple[tuple[str, Value | str], ...]  # every setting in force, by its --set key
     chats: int
     calls: int
     chars: int
@@ -48,7 +48,10 @@ class SettingSummary:
 
 
 def summarize(
-    settings: tuple[Setting, ...], values: list[tuple[tuple[str, Value], ...]], chats: list[ChatScore], probes: int
+    settings: tuple[Setting, ...],
+    values: list[tuple[tuple[str, Value | str], ...]],
+    chats: list[ChatScore],
+    probes: int,
 ) -> list[SettingSummary]:
     out = []
     failed = sum(1 for c in chats if not c.read)

@@ -13,8 +13,9 @@ from inspector.core.scout.settings import STRATEGY_TOKENS, Thresholds
 from inspector.core.scout.strategies import parse_spec
 
 
-def value_text(value: int | float) -> str:
-    """A value as scout-ai reads it back: Ruby's to_i of an integer, to_f of a float (repr round-trips)."""
+def value_text(value: int | float | str) -> str:
+    """A value as scout-ai reads it back: Ruby's to_i of an integer, to_f of a float (repr round-trips); a
+    policy's name or other text as it is."""
     return repr(float(value)) if isinstance(value, float) else str(value)
 
 
