@@ -53,6 +53,7 @@ class InspectCounter:
     def __init__(self) -> None:
         self.o200k = tokens.get("o200k")
         self._parts: dict[int, tuple[Item, list[str]]] = {}
+        self._single: dict[int, tuple[Item, int]] = {}  # a chat's own messages' counts, each counted alone
 
     def _parts_of(self, item: Item) -> list[str]:
         found = self._parts.get(id(item))
@@ -75,9 +76,43 @@ class InspectCounter:
         return total + self.o200k.count(chunk)
 
     def count(self, items: list[Item]) -> int:
-        raw = self.raw(items)
-        text = max(1, int(raw * 1.1)) if raw or items else 0
-        return max(1, text)
+        return max(1, int(self.raw(items) * 1.1))
+
+    def count_one(self, item: Item) -> int:
+        found = self._single.get(id(item))
+        if found is None or found[0] is not item:
+            found = self._single[id(item)] = (item, self.count([item]))
+        return found[1]
+
+    def running(self) -> Running:
+        return Running(self)
+
+
+class Running:
+    """The count of a list that grows at its end, kept as it grows: the chunks closed so far and the one
+    still open (the next part may join it), so a call adds only its new messages' counts."""
+
+    def __init__(self, counter: InspectCounter) -> None:
+        self.counter = counter
+        self.closed = 0
+        self.chunk: str | None = None
+
+    def extend(self, items: list[Item]) -> None:
+        count, parts_of = self.counter.o200k.count, self.counter._parts_of
+        for item in items:
+            for part in parts_of(item):
+                if self.chunk is None:
+                    self.chunk = part
+                elif part and not part.startswith(NO_SPLIT_AFTER):
+                    self.closed += count(self.chunk + "\n")
+                    self.chunk = part
+                else:
+                    self.chunk = self.chunk + "\n" + part
+
+    def total(self) -> int:
+        """``Model.count_tokens`` of the list so far."""
+        raw = self.closed + (self.counter.o200k.count(self.chunk) if self.chunk is not None else 0)
+        return max(1, int(raw * 1.1))
 
 
 TOOL_TOKENS = 1  # count_tool_tokens of no tools: one empty user message, counted as at least 1
@@ -132,7 +167,7 @@ def edit(items: list[Item], s: dict[str, Any]) -> list[Item]:
         clear = []
     for ai, call, ti in reversed(clear):
         if s["keep_tool_inputs"]:
-            result[ti] = result[ti].with_content(TOOL_RESULT_REMOVED, extra={"cleared": True})
+            result[ti] = result[ti].cleared(TOOL_RESULT_REMOVED)
         else:
             del result[ti]
             owner = result[ai]
@@ -208,20 +243,25 @@ class Handler:
         self.count = counter.count
         threshold = settings["threshold"]
         self.threshold = threshold_tokens(threshold, settings["context_window"])
+        self.counter = counter
         self.compacted: list[Item] = []
-        self.processed: set[int] = set()
+        self.seen = 0  # the history's messages taken in: react() passes the history, which only grows
+        self.view = counter.running()  # the count of ``compacted``, kept as it grows
         self.fired: list[tuple[int, int, int]] = []  # (messages seen, tokens before, tokens after) per compaction
         self.last_total = 0
 
-    def compact_input(self, messages: list[Item]) -> list[Item]:
-        unprocessed = [m for m in messages if id(m) not in self.processed]
-        target = self.compacted + unprocessed
-        total = TOOL_TOKENS + self.count(target)
+    def compact_input(self, messages: list[Item], count: int) -> None:
+        """``compact_input(messages[:count])``: the messages not taken in yet are appended to the view (the
+        handler's ``processed_message_ids``: every message of an earlier call), compacted if over."""
+        unprocessed = messages[self.seen : count]
+        self.seen = count
+        self.compacted.extend(unprocessed)
+        self.view.extend(unprocessed)
+        total = TOOL_TOKENS + self.view.total()
         self.last_total = total
         if total > self.threshold:
+            target = self.compacted
             result = self._perform(target)
-            for m in target:
-                self.processed.add(id(m))
             ids = {id(m) for m in result}
             missing = [m for m in self.prefix if id(m) not in ids]
             lead = 0
@@ -234,12 +274,9 @@ class Handler:
                 + result[lead:]
             )
             self.compacted = view
-            self.fired.append((len(messages), total, TOOL_TOKENS + self.count(view)))
-            return list(view)
-        for m in unprocessed:
-            self.processed.add(id(m))
-        self.compacted.extend(unprocessed)
-        return list(self.compacted)
+            self.view = self.counter.running()
+            self.view.extend(view)
+            self.fired.append((count, total, TOOL_TOKENS + self.view.total()))
 
     def _perform(self, messages: list[Item]) -> list[Item]:
         out = self.strategy(messages, self.settings)
@@ -291,8 +328,9 @@ def replay(kind: str, items: list[Item], settings: dict[str, Any], counter: Insp
     handler = Handler(kind, settings, prefix_of(items), counter)
     for k, item in enumerate(items):
         if item.role == "assistant" and k > 0:
-            handler.compact_input(items[:k])
-    result = handler.compact_input(items)
+            handler.compact_input(items, k)
+    handler.compact_input(items, len(items))
+    result = list(handler.compacted)
     fired = handler.fired
     if fired:
         seen, before, after = fired[-1]
@@ -327,7 +365,7 @@ def _outcome(
         for call in item.calls:
             if call.origin not in kept_calls:
                 by_origin[call.origin] = "its call removed with its result (keep_tool_inputs=false) or trimmed"
-    per = [counter.count([i]) for i in items]
+    per = [counter.count_one(i) for i in items]
     total = handler.last_total if handler is not None else TOOL_TOKENS + counter.count(items)
     outcome = Outcome(result, summary, "kept", notes, cleared, tokens=per, total=total)
     outcome.by_origin = by_origin

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from inspector.core.peers.outcome import Outcome, PolicyRaises
-from inspector.core.peers.wire import Item
+from inspector.core.peers.wire import Item, WireCall
 
 # -- count_tokens_approximately ---------------------------------------------------------------
 ROLE_NAMES = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
@@ -209,11 +209,8 @@ def trim_messages(items: list[Item], settings: dict[str, Any], cache: Cache | No
         raise PolicyRaises("ValueError", "start_on parameter is only valid with strategy='last'")
     if include_system and strategy == "first":
         raise PolicyRaises("ValueError", "include_system parameter is only valid with strategy='last'")
-    for item in items:
-        if item.calls:
-            tool_calls_of(item)  # convert_to_messages raises on arguments that are not a JSON object
-    tokens = counts(items, counter, cache)
-    approx = counts(items, "approximate", cache)
+    approx = counts(items, "approximate", cache)  # raises, as convert_to_messages does, on arguments it refuses
+    tokens = approx if counter != "len" else counts(items, counter, cache)
     unit = "messages" if counter == "len" else "tokens"
 
     def count_one(item: Item) -> int:
@@ -294,8 +291,34 @@ def _summary(total: int, limit: int, unit: str, dropped: int) -> str:
 
 
 # -- ContextEditingMiddleware + ClearToolUsesEdit -------------------------------------------------
+class ClearFacts:
+    """What ClearToolUsesEdit reads of a chat, whatever its settings: each tool result's nearest AI message
+    before it and the call there with its id (None: none), and the placeholders already made."""
+
+    def __init__(self, work: list[Item]):
+        self.pairs: list[tuple[int, WireCall] | int | None] = []
+        last_ai = -1
+        for k, item in enumerate(work):
+            if item.role == "assistant":
+                last_ai = k
+            if item.role != "tool":
+                self.pairs.append(None)
+                continue
+            if last_ai < 0:
+                self.pairs.append(-1)  # no AI message before it
+                continue
+            call = next((c for c in work[last_ai].calls if c.id == item.call_id), None)
+            self.pairs.append((last_ai, call) if call is not None else -2)
+        self.placeholders: dict[tuple[int, str], Item] = {}
+
+
 def clear_tool_uses(
-    items: list[Item], settings: dict[str, Any], cache: Cache | None = None, *, who: str = "LangChain"
+    items: list[Item],
+    settings: dict[str, Any],
+    cache: Cache | None = None,
+    *,
+    who: str = "LangChain",
+    facts_cache: Any = None,
 ) -> Outcome:
     """``ContextEditingMiddleware(edits=[ClearToolUsesEdit(...)])`` around one model call: the request's
     messages (the system prompt apart: it is not counted) deep-copied and edited."""
@@ -304,10 +327,7 @@ def clear_tool_uses(
     exclude, placeholder = set(settings["exclude_tools"]), settings["placeholder"]
     lead = 1 if items and items[0].role == "system" else 0  # ModelRequest.system_message
     work = list(items[lead:])
-    for item in work:
-        if item.calls:
-            tool_calls_of(item)
-    approx = counts(items, "approximate", cache)
+    approx = counts(items, "approximate", cache)  # raises, as convert_to_messages does, on arguments it refuses
     if not work:
         return Outcome(list(items), "no messages: nothing to edit", "not edited", tokens=approx, total=0)
     tokens = sum(approx[lead:])
@@ -335,31 +355,50 @@ def clear_tool_uses(
     by_origin: dict[int, str] = {}
     cleared_count = 0
     head = f"trigger exceeded: {tokens:,} > {trigger:,} tokens"
+    older = f"older than the {keep} newest tool results" if keep else "keep=0: every tool result"
+    cleared_note = f"{head}; {older}; replaced by {placeholder!r}"
+    inputs_note = f"{head}; clear_tool_inputs: its arguments replaced by {{}}"
+    now = tokens  # the list's count as it is edited: a message's count changes, the others stay
+    counted = approx[lead:]
     stopped_at: int | None = None
+    facts = facts_cache.get(work, ClearFacts) if facts_cache is not None else None
+    if facts is None:
+        facts = ClearFacts(work)
+        if facts_cache is not None:
+            facts_cache.put(work, facts)
+    pairs, made = facts.pairs, facts.placeholders
     for rank, k in enumerate(candidates):
         message = work[k]
         if message.extra.get("cleared"):
             notes[lead + k] = "already cleared"
             continue
-        ai_at = next((j for j in range(k - 1, -1, -1) if work[j].role == "assistant"), None)
-        if ai_at is None:
+        pair = pairs[k]
+        if pair == -1:
             notes[lead + k] = f"{head}; no AI message before it, so not cleared"
             continue
-        call = next((c for c in work[ai_at].calls if c.id == message.call_id), None)
-        if call is None:
+        if not isinstance(pair, tuple):
             notes[lead + k] = (
                 f"{head}; the nearest AI message before it did not call {message.call_id!r}, so not cleared"
             )
             continue
+        ai_at, call = pair
         name = message.name or call.name
         if name in exclude:
             notes[lead + k] = f"{head}; {name} is in exclude_tools"
             continue
-        work[k] = message.with_content(placeholder, extra={**message.extra, "cleared": True})
+        shown = made.get((k, placeholder))
+        if shown is None or work[k] is not items[lead + k]:
+            shown = message.cleared(placeholder)
+            if work[k] is items[lead + k]:
+                made[(k, placeholder)] = shown  # the same placeholder item at every plan: its counts are kept
+        work[k] = shown
         cleared_ids.add(message.origin)
         cleared_count += 1
-        older = f"older than the {keep} newest tool results" if keep else "keep=0: every tool result"
-        notes[lead + k] = f"{head}; {older}; replaced by {placeholder!r}"
+        notes[lead + k] = cleared_note
+        if clear_at_least > 0:
+            changed = approximate(work[k])
+            now += changed - counted[k]
+            counted[k] = changed
         if clear_inputs:
             ai = work[ai_at]
             first = next((j for j, m in enumerate(work) if _same_message(m, ai)), ai_at)
@@ -368,12 +407,14 @@ def clear_tool_uses(
                 c.__class__(c.id, c.name, {}, c.origin) if c.id == message.call_id else c for c in target.calls
             )
             work[first] = target.with_content(target.content, calls=calls)
-            by_origin[call.origin] = f"{head}; clear_tool_inputs: its arguments replaced by {{}}"
-        if clear_at_least > 0:
-            now = sum(counts(work, "approximate", cache))
-            if max(0, tokens - now) >= clear_at_least:
-                stopped_at = rank
-                break
+            by_origin[call.origin] = inputs_note
+            if clear_at_least > 0:
+                changed = approximate(work[first])
+                now += changed - counted[first]
+                counted[first] = changed
+        if clear_at_least > 0 and max(0, tokens - now) >= clear_at_least:
+            stopped_at = rank
+            break
     if stopped_at is not None:
         for k in candidates[stopped_at + 1 :]:
             notes[lead + k] = f"{head}; clear_at_least={clear_at_least:,} reached before it, so not cleared"

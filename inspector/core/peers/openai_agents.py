@@ -31,59 +31,84 @@ def _response_positions(items: list[Item]) -> list[int]:
     return out
 
 
-def tool_output_trimmer(items: list[Item], settings: dict[str, Any], cache: dict[int, int] | None = None) -> Outcome:
+class TrimmerFacts:
+    """What the trimmer reads of a chat, whatever its settings: where each item stands in the Responses
+    list, the user items' places, each tool output's tool name and length (kept per chat), and the
+    previews already written (a sweep writes each once)."""
+
+    def __init__(self, items: list[Item]):
+        self.where = _response_positions(items)
+        self.users = [self.where[k] for k, i in enumerate(items) if i.role == "user" and self.where[k] >= 0]
+        names: dict[str, str] = {}
+        for item in items:
+            for call in item.calls:
+                if call.id and call.name:
+                    names[str(call.id)] = str(call.name)
+        self.tools = [
+            (
+                k,
+                self.where[k],
+                names.get(str(i.call_id or ""), ""),
+                i.content if isinstance(i.content, str) else str(i.content),
+            )
+            for k, i in enumerate(items)
+            if i.role == "tool"
+        ]
+        self.lengths = [len(i.content) if i.role == "tool" and isinstance(i.content, str) else 0 for i in items]
+        self.previews: dict[tuple[int, int], Item] = {}
+
+
+def tool_output_trimmer(items: list[Item], settings: dict[str, Any], cache: Any = None) -> Outcome:
     recent, max_chars, preview = settings["recent_turns"], settings["max_output_chars"], settings["preview_chars"]
     trimmable = settings["trimmable_tools"]
     trimmable = frozenset(trimmable) if trimmable else None
-    where = _response_positions(items)
-    lengths = [len(i.content) if i.role == "tool" and isinstance(i.content, str) else 0 for i in items]
+    facts = cache.get(items, TrimmerFacts) if cache is not None else None
+    if facts is None:
+        facts = TrimmerFacts(items)
+        if cache is not None:
+            cache.put(items, facts)
+    users = facts.users
     # the boundary: the recent_turns-th user item from the end (fewer: 0, nothing is old)
-    users = [where[k] for k, i in enumerate(items) if i.role == "user" and where[k] >= 0]
     boundary = users[-recent] if len(users) >= recent else 0
-    names: dict[str, str] = {}
-    for item in items:
-        for call in item.calls:
-            if call.id and call.name:
-                names[str(call.id)] = str(call.name)
     if boundary == 0:
         why = (
             f"fewer than recent_turns={recent} user messages ({len(users)}): nothing is old, nothing trimmed"
             if len(users) < recent
             else f"the {recent} newest user turns start at the first item: nothing is old"
         )
-        return Outcome(list(items), why, f"recent: {why}", tokens=lengths, unit="characters")
-    out: list[Item] = []
+        return Outcome(list(items), why, f"recent: {why}", tokens=facts.lengths, unit="characters")
+    out = list(items)
     notes: dict[int, str] = {}
     trimmed = 0
-    for k, item in enumerate(items):
-        if item.role != "tool" or not (0 <= where[k] < boundary):
-            if item.role == "tool":
-                notes[k] = f"in the {recent} newest user turns (recent_turns={recent}): never trimmed"
-            out.append(item)
+    recent_note = f"in the {recent} newest user turns (recent_turns={recent}): never trimmed"
+    short_note = f"older than the {recent} newest user turns; at most max_output_chars {max_chars:,}"
+    long_note = f"older than the {recent} newest user turns and over max_output_chars {max_chars:,}: the first {preview} characters kept as a preview"
+    no_gain = f"older than the {recent} newest user turns; the preview would be no shorter, kept"
+    for k, at, name, text in facts.tools:
+        if not 0 <= at < boundary:
+            notes[k] = recent_note
             continue
-        name = names.get(str(item.call_id or ""), "")
         if trimmable is not None and name not in trimmable:
             notes[k] = f"older than the {recent} newest user turns, but {name or 'its tool'} is not in trimmable_tools"
-            out.append(item)
             continue
-        text = item.content if isinstance(item.content, str) else str(item.content)
         if len(text) <= max_chars:
-            notes[k] = f"older than the {recent} newest user turns; {len(text):,} <= max_output_chars {max_chars:,}"
-            out.append(item)
+            notes[k] = short_note
             continue
-        summary = (
-            f"[Trimmed: {name or 'unknown_tool'} output \u2014 {len(text)} chars \u2192 "
-            f"{preview} char preview]\n{text[:preview]}..."
-        )
-        if len(summary) >= len(text):
-            notes[k] = f"older than the {recent} newest user turns; the preview would be no shorter, kept"
-            out.append(item)
+        shortened = facts.previews.get((k, preview))
+        if shortened is None:
+            summary = (
+                f"[Trimmed: {name or 'unknown_tool'} output \u2014 {len(text)} chars \u2192 "
+                f"{preview} char preview]\n{text[:preview]}..."
+            )
+            shortened = items[k] if len(summary) >= len(text) else items[k].with_content(summary)
+            facts.previews[(k, preview)] = shortened
+        if shortened is items[k]:
+            notes[k] = no_gain
             continue
-        out.append(item.with_content(summary))
+        out[k] = shortened
         trimmed += 1
-        notes[k] = (
-            f"older than the {recent} newest user turns and {len(text):,} > max_output_chars {max_chars:,}: "
-            f"the first {preview} characters kept as a preview"
-        )
+        notes[k] = long_note
     summary_line = f"{trimmed} tool output(s) before the {recent} newest user turns trimmed to a preview"
-    return Outcome(out, summary_line, "not a tool output (never trimmed)", notes, tokens=lengths, unit="characters")
+    return Outcome(
+        out, summary_line, "not a tool output (never trimmed)", notes, tokens=facts.lengths, unit="characters"
+    )

@@ -9,7 +9,7 @@ condenser (what it forgot stays forgotten), replayed before every assistant mess
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from inspector.core.peers.outcome import Outcome
@@ -34,44 +34,66 @@ def events_of(items: list[Item]) -> list[Event]:
     return out
 
 
-def _emit(items: list[Item], view: list[Event], masked: set[int] = frozenset()) -> list[Item]:  # type: ignore[assignment]
-    """Items for a view of events: calls of one assistant message regrouped, masked observations as a
-    user message and their calls left out."""
-    masked_ids = {items[e.position].call_id for e in view if e.position in masked}
+class EventFacts:
+    """A chat's events (one per action or observation), kept per chat, and the masked observations made."""
+
+    def __init__(self, items: list[Item]):
+        self.events = events_of(items)
+        self.masked: dict[int, Item] = {}
+
+
+def _facts(items: list[Item], cache: Any) -> EventFacts:
+    found = cache.get(items, EventFacts) if cache is not None else None
+    if found is None:
+        found = EventFacts(items)
+        if cache is not None:
+            cache.put(items, found)
+    return found
+
+
+def _emit(
+    items: list[Item],
+    view: list[Event],
+    masked: set[int] | frozenset[int] = frozenset(),
+    facts: EventFacts | None = None,
+) -> list[Item]:
+    """Items for a view of events: the calls of one assistant message regrouped (the original item when
+    all of it is there), masked observations as a user message and their calls left out."""
+    masked_ids = {items[k].call_id for k in masked}
+    made = facts.masked if facts is not None else {}
     out: list[Item] = []
-    for event in view:
+    n, size = 0, len(view)
+    while n < size:
+        event = view[n]
         item = items[event.position]
         if event.call < 0:
             if event.position in masked:
-                out.append(Item("user", MASKED, item.origin, inserted=False, extra={"cleared": True}))
+                shown = made.get(event.position)
+                if shown is None:
+                    shown = made[event.position] = Item("user", MASKED, item.origin, extra={"cleared": True})
+                out.append(shown)
             else:
                 out.append(item)
+            n += 1
             continue
-        call = item.calls[event.call]
-        if call.id in masked_ids:
+        run = n  # the events of this item's calls that follow one another in the view
+        while run < size and view[run].position == event.position and view[run].call >= 0:
+            run += 1
+        ranks = [view[r].call for r in range(n, run)]
+        n = run
+        calls = [item.calls[r] for r in ranks if item.calls[r].id not in masked_ids]
+        if not calls:
             continue
-        last = out[-1] if out else None
-        if last is not None and last.role == "assistant" and last.extra.get("from") == event.position:
-            out[-1] = replace(last, calls=(*last.calls, call))
-        else:
-            content = item.content if event.call == 0 else None
-            origin = item.origin if event.call == 0 else -1
-            out.append(Item("assistant", content, origin, (call,), extra={"from": event.position}))
-    return [_plain(i, items) for i in out]
+        if len(calls) == len(item.calls) and ranks[0] == 0 and ranks == sorted(ranks):
+            out.append(item)
+            continue
+        first = ranks[0] == 0 and item.calls[0] in calls
+        out.append(Item("assistant", item.content if first else None, item.origin if first else -1, tuple(calls)))
+    return out
 
 
-def _plain(item: Item, items: list[Item]) -> Item:
-    """The original item itself when a regrouped one holds all of it unchanged."""
-    source = item.extra.get("from")
-    if source is not None:
-        original = items[source]
-        if item.calls == original.calls and item.content is original.content:
-            return original  # type: ignore[no-any-return]
-    return item
-
-
-def recent_events(items: list[Item], s: dict[str, Any]) -> Outcome:
-    view = events_of(items)
+def recent_events(items: list[Item], s: dict[str, Any], cache: Any = None) -> Outcome:
+    view = _facts(items, cache).events
     keep_first, max_events = s["keep_first"], s["max_events"]
     head = view[:keep_first]
     tail_length = max(0, max_events - len(head))
@@ -84,49 +106,56 @@ def recent_events(items: list[Item], s: dict[str, Any]) -> Outcome:
     return _outcome(items, view, result, summary, f"within the first {keep_first} or the last {tail_length} events")
 
 
-def observation_masking(items: list[Item], s: dict[str, Any]) -> Outcome:
-    view = events_of(items)
+def observation_masking(items: list[Item], s: dict[str, Any], cache: Any = None) -> Outcome:
+    facts = _facts(items, cache)
+    view = facts.events
     window = s["attention_window"]
-    masked = {e.position for i, e in enumerate(view) if items[e.position].role == "tool" and i < len(view) - window}
-    result = _emit(items, view, masked)
+    limit = len(view) - window
+    masked = {e.position for e in view[: max(0, limit)] if e.call < 0 and items[e.position].role == "tool"}
+    result = _emit(items, view, masked, facts)
     outcome = _outcome(
         items, view, result, f"{len(masked)} observation(s) outside the last {window} events masked", "kept"
     )
+    note = f"an observation older than the last {window} events (attention_window): sent as {MASKED!r}"
     for k in masked:
-        outcome.notes[k] = f"an observation older than the last {window} events (attention_window): sent as {MASKED!r}"
+        outcome.notes[k] = note
         outcome.cleared.add(items[k].origin)
-    for k in masked:
-        for item in items:
-            for call in item.calls:
-                if call.id == items[k].call_id:
-                    outcome.by_origin[call.origin] = "its observation was masked, so the call is not sent"
+    masked_ids = {items[k].call_id for k in masked}
+    for item in items:
+        for call in item.calls:
+            if call.id in masked_ids:
+                outcome.by_origin[call.origin] = "its observation was masked, so the call is not sent"
     return outcome
 
 
-def amortized_forgetting(items: list[Item], s: dict[str, Any]) -> Outcome:
+def amortized_forgetting(items: list[Item], s: dict[str, Any], cache: Any = None) -> Outcome:
     max_size, keep_first = s["max_size"], s["keep_first"]
-    events = events_of(items)
-    forgotten: set[int] = set()
+    events = _facts(items, cache).events
+    forgotten = 0  # events forgotten, in all
     times = 0
     steps = [k for k, i in enumerate(items) if i.role == "assistant" and k > 0] + [len(items)]
+    live: list[int] = []  # the view: indices of the events not forgotten, up to the step
+    seen = 0
     for stop in steps:
-        while True:
-            view = [e for n, e in enumerate(events) if e.position < stop and n not in forgotten]
-            if len(view) <= max_size:
-                break
+        while seen < len(events) and events[seen].position < stop:
+            live.append(seen)
+            seen += 1
+        while len(live) > max_size:
             target = max_size // 2
-            head = view[:keep_first]
-            tail = view[-(target - len(head)) :]
-            keep = {id(e) for e in head + tail}
-            ids = [n for n, e in enumerate(events) if e.position < stop and n not in forgotten and id(e) not in keep]
+            head = live[:keep_first]
+            tail = live[-(target - len(head)) :]
+            keep = set(head + tail)
+            ids = [n for n in live if n not in keep]
             if not ids:
                 break
-            forgotten.update(range(min(ids), max(ids) + 1))
+            low, high = min(ids), max(ids)  # forgotten: every event between, by id
+            live = [n for n in live if not low <= n <= high]
+            forgotten += len(ids)
             times += 1
-    view = [e for n, e in enumerate(events) if n not in forgotten]
+    view = [events[n] for n in live]
     result = _emit(items, view)
     summary = (
-        f"forgot {times} time(s): {len(forgotten)} event(s) forgotten, {len(view)} in the view (max_size={max_size})"
+        f"forgot {times} time(s): {forgotten} event(s) forgotten, {len(view)} in the view (max_size={max_size})"
         if times
         else f"{len(view)} events <= max_size {max_size}: nothing forgotten"
     )
@@ -134,10 +163,12 @@ def amortized_forgetting(items: list[Item], s: dict[str, Any]) -> Outcome:
 
 
 def _outcome(items: list[Item], view: list[Event], result: list[Item], summary: str, default: str) -> Outcome:
-    sent_positions = {id(i) for i in result}
+    sent = {id(i) for i in result}
+    sent_calls = {c.origin for i in result for c in i.calls}
     notes = {}
+    forgotten = "forgotten: outside the events the condenser keeps"
     for k, item in enumerate(items):
-        if id(item) not in sent_positions and not any(r.extra.get("from") == k for r in result):
-            notes[k] = "forgotten: outside the events the condenser keeps"
+        if id(item) not in sent and not any(c.origin in sent_calls for c in item.calls):
+            notes[k] = forgotten
     per = [len(item.calls) if item.role == "assistant" and item.calls else 1 for item in items]
     return Outcome(result, summary, default, notes, tokens=per, total=len(view), unit="events")

@@ -8,17 +8,18 @@ message's tier follows: not sent (dropped), sent as the policy's placeholder (cl
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable, Iterator, Mapping
+from itertools import compress
 from typing import Any
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
 from inspector.core.peers.outcome import Outcome, PolicyRaises
 from inspector.core.peers.registry import PolicySettings
-from inspector.core.peers.wire import Conversation, Item, text_of
+from inspector.core.peers.wire import Conversation, Item
 from inspector.core.policies import decision as d
 from inspector.core.policies.planner import PlannerBase, Sizes
-from inspector.core.scout.roles import tool_kind
-from inspector.core.scout.tool_facts import chars_of
 
 
 class PeerPlan(PlannerBase):
@@ -32,6 +33,8 @@ class PeerPlan(PlannerBase):
         self._error: ScoutError | None = None
         self._sent: list[tuple[int, Message]] | None = None
         self._decisions: list[d.Decision] | None = None
+        self._columns: d.DecisionColumns | None = None
+        self._visible: dict[int, Any] | None = None
 
     # -- running it ------------------------------------------------------------------------
     @property
@@ -53,7 +56,7 @@ class PeerPlan(PlannerBase):
         return self._outcome
 
     def _run(self) -> None:
-        if self._sent is not None:
+        if self._outcome is not None or self._error is not None:
             return
         spec = self.settings.spec
         try:
@@ -61,8 +64,6 @@ class PeerPlan(PlannerBase):
         except PolicyRaises as exc:
             self._error = ScoutError(-1, None, None, None, exc.exception, exc.why, raiser=spec.library)
             self._sent = []
-            return
-        self._sent = self.conversation.stored(self._outcome.items)
 
     def wire_items(self) -> list[Item]:
         """What is sent, in the Chat Completions shape (``prepare --format openai``)."""
@@ -75,116 +76,211 @@ class PeerPlan(PlannerBase):
         return [i.with_content(empty) if i.role == "assistant" and i.content is None else i for i in outcome.items]
 
     # -- the planner interface ----------------------------------------------------------------
-    def messages(self) -> list[Message]:
+    def _stored(self) -> list[tuple[int, Message]]:
+        """The stored messages sent, each with its original index: built when first asked (the app's list
+        reads the decision columns; prepare, explain and why read these)."""
         self._run()
-        assert self._sent is not None
-        return [m for _, m in self._sent]
+        if self._sent is None:
+            assert self._outcome is not None
+            self._sent = self.conversation.stored(self._outcome.items)
+        return self._sent
+
+    def messages(self) -> list[Message]:
+        return [m for _, m in self._stored()]
 
     def origins(self) -> list[int]:
-        self._run()
-        assert self._sent is not None
-        return [o for o, _ in self._sent]
+        return [o for o, _ in self._stored()]
 
     def decisions(self) -> list[d.Decision]:
         if self._decisions is None:
-            self._decisions = self._decide()
+            columns = self.decision_columns()
+            self._decisions = [columns.decision(i) for i in range(len(columns))]
         return self._decisions
 
     def decision(self, index: int) -> d.Decision:
-        return self.decisions()[index]
+        return self.decision_columns().decision(index)
 
     def tier_of(self, index: int) -> d.Tier:
-        return self.decisions()[index].tier
+        return d.TIERS[self.decision_columns().tiers[index]]
 
     def visible_content(self, index: int) -> Any:
-        self._run()
-        assert self._sent is not None
-        for origin, message in self._sent:
-            if origin == index:
-                return message.fields.get("content")
-        return None
+        if self._visible is None:
+            found: dict[int, Any] = {}
+            for origin, message in self._stored():
+                if origin >= 0:
+                    found.setdefault(origin, message.fields.get("content"))
+            self._visible = found
+        return self._visible.get(index)
 
     def tier_counts(self) -> dict[d.Tier, int]:
+        tiers = self.decision_columns().tiers
         counts = {t: 0 for t in (d.FULL, d.TRUNCATED, d.DROPPED, d.CLEARED, d.ERROR, d.UNDECIDED)}
-        for decision in self.decisions():
-            counts[decision.tier] = counts.get(decision.tier, 0) + 1
+        for tier in d.TIERS:
+            n = tiers.count(d.TIER_CODE[tier])
+            if n or tier in counts:
+                counts[tier] = n
         return counts
 
     def sizes(self, chars_before: int | None = None) -> Sizes:
-        original = self.conversation.messages
-        before = chars_before if chars_before is not None else sum(chars_of(m.fields.get("content")) for m in original)
-        tool_before = sum(chars_of(m.fields.get("content")) for m in original if tool_kind(m.fields.get("role")))
-        sent = self.messages()
-        after = sum(chars_of(m.fields.get("content")) for m in sent)
-        tool_after = sum(chars_of(m.fields.get("content")) for m in sent if tool_kind(m.fields.get("role")))
-        return before, tool_before, after, tool_after, len(sent)
+        facts = self.conversation.facts()
+        before = chars_before if chars_before is not None else facts.total
+        outcome = self.outcome()
+        if outcome is None:
+            return before, facts.tool_total, 0, 0, 0
+        columns = self.decision_columns()
+        visible, tiers = columns.visible, columns.tiers
+        items = outcome.items
+        if len({id(i) for i in items}) == len(items):  # each message sent once: the sums of the columns
+            after = sum(visible)
+            tool_after = sum(compress(visible, facts.kinds))
+            sent = len(tiers) - tiers.count(d.TIER_CODE[d.DROPPED])
+            for item in items:
+                if item.inserted or (
+                    item.origin < 0 and item.role == "assistant" and item.content not in (None, "", [])
+                ):
+                    after += len(item.text())
+                    sent += 1
+            return before, facts.tool_total, after, tool_after, sent
+        after = tool_after = sent = 0  # a message sent twice (OpenHands' recent events on a short view)
+        for item in items:
+            for origin in _origins(item):
+                n = visible[origin]
+                after += n
+                sent += 1
+                if facts.kinds[origin]:
+                    tool_after += n
+            if item.inserted or (item.origin < 0 and item.role == "assistant" and item.content not in (None, "", [])):
+                after += len(item.text())
+                sent += 1
+        return before, facts.tool_total, after, tool_after, sent
 
-    # -- the decisions -------------------------------------------------------------------------
-    def _decide(self) -> list[d.Decision]:
+    # -- the decisions, as columns ---------------------------------------------------------------
+    def decision_columns(self) -> d.DecisionColumns:
+        if self._columns is None:
+            self._columns = self._decide()
+        return self._columns
+
+    def _decide(self) -> d.DecisionColumns:
         self._run()
-        original = self.conversation.messages
+        facts = self.conversation.facts()
+        size = len(self.conversation.messages)
         outcome = self._outcome
+        code, reason = d.TIER_CODE, d.REASON_CODE
         if outcome is None:
             error = self._error
             why = f"{error.raiser} raises {error.exception}: {error.why}" if error is not None else ""
-            return [
-                d.Decision(
-                    i, d.UNDECIDED, d.Reason.POLICY_RAISED, None, None, n, 0, tool_kind(m.fields.get("role")), why
-                )
-                for i, m in enumerate(original)
-                for n in (chars_of(m.fields.get("content")),)
-            ]
-        assert self._sent is not None
-        sent: dict[int, Message] = {}
-        for origin, message in self._sent:
-            if origin >= 0:
-                sent.setdefault(origin, message)
-        notes, tokens = self._per_original(outcome)
-        out = []
-        for i, message in enumerate(original):
-            kind = tool_kind(message.fields.get("role"))
-            n = chars_of(message.fields.get("content"))
-            shown = sent.get(i)
-            if shown is None:
-                tier, reason, visible = d.DROPPED, d.Reason.POLICY_DROPPED, 0
-            elif i in outcome.cleared:
-                tier, reason, visible = d.CLEARED, d.Reason.POLICY_CLEARED, 0
-            elif shown is message or _keeps_text(message, shown):
-                tier, reason, visible = d.FULL, d.Reason.POLICY_KEPT, n
+            return d.DecisionColumns(
+                bytearray([code[d.UNDECIDED]]) * size,
+                bytearray([reason[d.Reason.POLICY_RAISED]]) * size,
+                array("q", [d.NO_COUNT]) * size,
+                array("q", [d.NO_COUNT]) * size,
+                array("q", facts.chars),
+                array("q", [0]) * size,
+                list(facts.kinds),
+                _Details(size, lambda i: why),
+            )
+        tiers = bytearray([code[d.DROPPED]]) * size
+        reasons = bytearray([reason[d.Reason.POLICY_DROPPED]]) * size
+        visible = array("q", [0]) * size
+        chars, conv, cleared = facts.chars, self.conversation, outcome.cleared
+        full, kept = code[d.FULL], reason[d.Reason.POLICY_KEPT]
+        owners = conv.owners()
+        clear_tier, clear_reason = code[d.CLEARED], reason[d.Reason.POLICY_CLEARED]
+        for item in outcome.items:
+            mine = owners.get(id(item))
+            if mine is not None:  # the chat's own item, sent as it was
+                for origin in mine:
+                    tiers[origin], reasons[origin], visible[origin] = full, kept, chars[origin]
+            elif item.role == "tool" and item.origin in cleared:  # the common change: a placeholder
+                origin = item.origin
+                tiers[origin], reasons[origin], visible[origin] = clear_tier, clear_reason, conv.output_chars(item)
             else:
-                tier, reason, visible = d.TRUNCATED, d.Reason.POLICY_CHANGED, chars_of(shown.fields.get("content"))
-            note = notes.get(i, outcome.default)
-            counted = tokens.get(i)
-            if counted is not None:
-                note = f"{note} ({counted:,} {outcome.unit} as {self.settings.spec.who} counts it)"
-            out.append(d.Decision(i, tier, reason, None, None, n, visible, kind, note))
-        return out
+                self._changed(item, tiers, reasons, visible, cleared)
+        unit, who, default = outcome.unit, self.settings.spec.who, outcome.default
+        notes, by_origin, tokens = outcome.notes, outcome.by_origin, outcome.tokens
+        position, first = facts.position, facts.first
 
-    def _per_original(self, outcome: Outcome) -> tuple[dict[int, str], dict[int, int]]:
-        """The rule and the library's count for each original message (from its item's position)."""
-        notes: dict[int, str] = {}
-        counts: dict[int, int] = {}
-        for position, item in enumerate(self.conversation.items):
-            owners = ([item.origin] if item.origin >= 0 else []) + [c.origin for c in item.calls]
-            note = outcome.notes.get(position)
-            for k, origin in enumerate(owners):
-                if note is not None:
-                    notes[origin] = note
-                if outcome.tokens is not None and k == 0 and position < len(outcome.tokens):
-                    counts[origin] = outcome.tokens[position]
-        notes.update(outcome.by_origin)
-        return notes, counts
+        def detail(i: int) -> str:
+            at = position[i]
+            note = by_origin.get(i) or notes.get(at, default)
+            if tokens is None or at < 0 or at >= len(tokens) or not first[i]:
+                return note
+            return f"{note} ({tokens[at]:,} {unit} as {who} counts it)"
+
+        return d.DecisionColumns(
+            tiers,
+            reasons,
+            array("q", [d.NO_COUNT]) * size,
+            array("q", [d.NO_COUNT]) * size,
+            array("q", chars),
+            visible,
+            list(facts.kinds),
+            _Details(size, detail),
+        )
+
+    def _changed(
+        self, item: Item, tiers: bytearray, reasons: bytearray, visible: array[int], cleared: set[int]
+    ) -> None:
+        """The tiers of what a changed item stands for: its text and each of its calls."""
+        code, reason, conv = d.TIER_CODE, d.REASON_CODE, self.conversation
+        origin = item.origin
+        if origin >= 0 and not item.inserted:
+            original = conv.original_item(origin)
+            if origin in cleared:
+                tiers[origin], reasons[origin] = code[d.CLEARED], reason[d.Reason.POLICY_CLEARED]
+                visible[origin] = conv.output_chars(item) if item.role == "tool" else len(item.text())
+            elif original is not None and item.content is original.content and item.role == original.role:
+                tiers[origin], reasons[origin] = code[d.FULL], reason[d.Reason.POLICY_KEPT]
+                visible[origin] = conv.facts().chars[origin]
+            else:
+                shown = conv.output_chars(item) if item.role == "tool" else len(item.text())
+                before = conv.messages[origin].fields.get("content")
+                keeps = isinstance(before, str) and before != "" and item.text().startswith(before)
+                tiers[origin] = (
+                    code[d.FULL] if keeps and item.role == original_role(conv, origin) else code[d.TRUNCATED]
+                )
+                reasons[origin] = reason[
+                    d.Reason.POLICY_KEPT if tiers[origin] == code[d.FULL] else d.Reason.POLICY_CHANGED
+                ]
+                visible[origin] = shown
+        for call in item.calls:
+            at = call.origin
+            if at < 0:
+                continue
+            if conv.is_original_call(call):
+                tiers[at], reasons[at], visible[at] = code[d.FULL], reason[d.Reason.POLICY_KEPT], conv.facts().chars[at]
+            else:
+                tiers[at], reasons[at] = code[d.TRUNCATED], reason[d.Reason.POLICY_CHANGED]
+                visible[at] = len(str(conv.call_message(call).fields.get("content")))
 
 
-def _keeps_text(original: Message, shown: Message) -> bool:
-    """Sent with all of its text and something added (Inspect's note after a removed call)."""
-    if shown.fields.get("role") != original.fields.get("role"):
-        return False
-    before, after = original.fields.get("content"), shown.fields.get("content")
-    if not isinstance(before, str) or not isinstance(after, str) or before == "":
-        return False
-    return after.startswith(before) and after != before
+def original_role(conv: Conversation, origin: int) -> Any:
+    return conv.messages[origin].fields.get("role")
 
 
-def text(item: Item) -> str:
-    return text_of(item.content)
+def _origins(item: Item) -> list[int]:
+    """The original messages an item stands for: its text's, then each call's."""
+    out = [item.origin] if item.origin >= 0 and not item.inserted else []
+    out.extend(c.origin for c in item.calls if c.origin >= 0)
+    return out
+
+
+class _Details(Mapping[int, str]):
+    """Every row's detail, written when read (a re-plan of 20,000 rows writes none)."""
+
+    def __init__(self, size: int, make: Callable[[int], str]):
+        self.size, self.make = size, make
+
+    def __getitem__(self, index: int) -> str:
+        if not 0 <= index < self.size:
+            raise KeyError(index)
+        return self.make(index)
+
+    def __contains__(self, index: object) -> bool:
+        return isinstance(index, int) and 0 <= index < self.size
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(self.size))
+
+    def __len__(self) -> int:
+        return self.size

@@ -27,6 +27,19 @@ class Counts:
     def __init__(self) -> None:
         self.langchain: langchain.Cache = {}
         self._inspect: inspect_ai.InspectCounter | None = None
+        self._facts: dict[tuple[type, int], tuple[list[Item], Any]] = {}  # a policy's facts of one item list
+
+    def get(self, items: list[Item], kind: type) -> Any:
+        """What a policy kept (facts of type ``kind``) of this list of items, matched by its first and last
+        items: a plan's list is a new object, but its items are the chat's."""
+        found = self._facts.get((kind, id(items[0]))) if items else None
+        if found is None or len(found[0]) != len(items) or found[0][0] is not items[0] or found[0][-1] is not items[-1]:
+            return None
+        return found[1]
+
+    def put(self, items: list[Item], facts: Any) -> None:
+        if items:
+            self._facts[(type(facts), id(items[0]))] = (items, facts)
 
     @property
     def inspect(self) -> inspect_ai.InspectCounter:
@@ -40,12 +53,14 @@ def _lc_trim(items: list[Item], s: dict[str, Any], cache: Counts | None) -> Outc
 
 
 def _lc_clear(items: list[Item], s: dict[str, Any], cache: Counts | None) -> Outcome:
-    return langchain.clear_tool_uses(items, s, cache.langchain if cache else None)
+    return langchain.clear_tool_uses(items, s, cache.langchain if cache else None, facts_cache=cache)
 
 
 def _anthropic(items: list[Item], s: dict[str, Any], cache: Counts | None) -> Outcome:
     settings = {**s, "placeholder": "[cleared]"}
-    return langchain.clear_tool_uses(items, settings, cache.langchain if cache else None, who="approximate")
+    return langchain.clear_tool_uses(
+        items, settings, cache.langchain if cache else None, who="approximate", facts_cache=cache
+    )
 
 
 def _inspect(kind: str) -> Runner:
@@ -147,7 +162,7 @@ POLICIES: dict[str, PolicySpec] = {
                 Param("preview_chars", Kind.INT, 200, "characters of a trimmed output kept", minimum=0, numeric=True),
                 Param("trimmable_tools", Kind.LIST, (), "only these tools' outputs are trimmed (empty: all)"),
             ),
-            lambda items, s, cache: openai_agents.tool_output_trimmer(items, s, cache),
+            openai_agents.tool_output_trimmer,
             counts="characters",
             who="the OpenAI Agents SDK",
         ),
@@ -199,7 +214,7 @@ POLICIES: dict[str, PolicySpec] = {
                 Param("keep_first", Kind.INT, 1, "events kept from the start", minimum=0, numeric=True),
                 Param("max_events", Kind.INT, 10, "events kept in all", minimum=0, numeric=True),
             ),
-            lambda items, s, cache: openhands.recent_events(items, s),
+            openhands.recent_events,
             counts="events",
             who="OpenHands",
         ),
@@ -208,7 +223,7 @@ POLICIES: dict[str, PolicySpec] = {
             "openhands-ai 0.62 ObservationMaskingCondenser",
             True,
             (Param("attention_window", Kind.INT, 5, "the newest events never masked", numeric=True),),
-            lambda items, s, cache: openhands.observation_masking(items, s),
+            openhands.observation_masking,
             counts="events",
             who="OpenHands",
         ),
@@ -220,7 +235,7 @@ POLICIES: dict[str, PolicySpec] = {
                 Param("max_size", Kind.INT, 100, "events in the view before it forgets", minimum=1, numeric=True),
                 Param("keep_first", Kind.INT, 0, "events kept from the start", minimum=0, numeric=True),
             ),
-            lambda items, s, cache: openhands.amortized_forgetting(items, s),
+            openhands.amortized_forgetting,
             stateful=True,
             counts="events",
             who="OpenHands",

@@ -15,10 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
+from json.encoder import encode_basestring
 from typing import Any
 
 from inspector.core.model import Chat, Message, WireShape
+from inspector.core.policies.decision import ToolKind
 from inspector.core.ruby import json as rubyjson
+from inspector.core.scout.roles import tool_kind
+from inspector.core.scout.tool_facts import chars_of
 
 CALL, OUTPUT = "function_call", "function_call_output"
 
@@ -60,7 +65,17 @@ class Item:
         return text_of(self.content)
 
     def with_content(self, content: Any, **changes: Any) -> Item:
-        return replace(self, content=content, **changes)
+        if changes:
+            return replace(self, content=content, **changes)
+        # a policy clears thousands of messages a plan: the constructor, not dataclasses.replace (half the time)
+        return Item(self.role, content, self.origin, self.calls, self.call_id, self.name, self.inserted, self.extra)
+
+    def cleared(self, content: Any) -> Item:
+        """A copy holding a policy's placeholder, marked so (``extra["cleared"]``)."""
+        return Item(self.role, content, self.origin, self.calls, self.call_id, self.name, self.inserted, _CLEARED)
+
+
+_CLEARED = {"cleared": True}
 
 
 def text_of(content: Any) -> str:
@@ -115,10 +130,47 @@ def output_parts(content: Any) -> tuple[Any, str, Any, dict[str, Any] | None]:
     return parsed.get("name"), text, parsed.get("id", parsed.get("call_id")), parsed
 
 
+@dataclass(frozen=True, slots=True)
+class MessageFacts:
+    """What every plan of a chat reads of its messages: their characters, tool kinds and totals."""
+
+    chars: list[int]
+    kinds: list[ToolKind]
+    total: int
+    tool_total: int
+    position: list[int]  # each message's item (-1: none)
+    first: list[bool]  # the message is its item's first (the one its count is told on)
+
+    @classmethod
+    def of(cls, messages: list[Message], items: list[Item]) -> MessageFacts:
+        chars = [chars_of(m.fields.get("content")) for m in messages]
+        kinds = [tool_kind(m.fields.get("role")) for m in messages]
+        position, first = [-1] * len(messages), [False] * len(messages)
+        for at, item in enumerate(items):
+            owners = ([item.origin] if item.origin >= 0 and not item.inserted else []) + [c.origin for c in item.calls]
+            for rank, origin in enumerate(owners):
+                if origin >= 0:
+                    position[origin], first[origin] = at, rank == 0
+        return cls(chars, kinds, sum(chars), sum(n for n, k in zip(chars, kinds) if k), position, first)
+
+
 class Conversation:
     """A chat's messages as Chat Completions items (built once per chat), with the way back."""
 
-    __slots__ = ("_origin_map", "items", "messages", "records", "responses")
+    __slots__ = (
+        "_calls",
+        "_facts",
+        "_lengths",
+        "_origin_map",
+        "_originals",
+        "_owners",
+        "_parts",
+        "_stored",
+        "items",
+        "messages",
+        "records",
+        "responses",
+    )
 
     def __init__(self, messages: list[Message], shape: WireShape | None = None) -> None:
         self.messages = messages
@@ -126,7 +178,38 @@ class Conversation:
         self.items: list[Item] = []
         self.responses: list[int] = []  # item index of each assistant message
         self._origin_map: dict[int, list[Item]] | None = None
+        self._stored: dict[int, list[tuple[int, Message]]] = {}  # id(original item) -> what it stands for
+        self._parts: dict[int, tuple[str, str] | None] = {}  # output index -> its JSON around the content
+        self._lengths: dict[str, int] = {}  # a placeholder's JSON length (one text, thousands of messages)
+        self._calls: dict[int, WireCall] = {}  # function_call index -> its call as the chat holds it
+        self._facts: MessageFacts | None = None
+        self._owners: dict[int, tuple[int, ...]] | None = None
         self._build(shape)
+        for item in self.items:
+            for call in item.calls:
+                self._calls[call.origin] = call
+        self._originals = {id(i) for i in self.items}  # the items live as long as this: their ids are theirs
+
+    def owners(self) -> dict[int, tuple[int, ...]]:
+        """For each of the chat's own items (by id), the original messages it stands for."""
+        if self._owners is None:
+            self._owners = {
+                id(i): tuple(([i.origin] if i.origin >= 0 and not i.inserted else []) + [c.origin for c in i.calls])
+                for i in self.items
+            }
+        return self._owners
+
+    def facts(self) -> MessageFacts:
+        """Every message's characters and tool kind, counted once per chat."""
+        if self._facts is None:
+            self._facts = MessageFacts.of(self.messages, self.items)
+        return self._facts
+
+    def is_original_call(self, call: WireCall) -> bool:
+        return self._calls.get(call.origin) is call
+
+    def call_message(self, call: WireCall) -> Message:
+        return self._call(call)
 
     def _build(self, shape: WireShape | None) -> None:
         joined = shape.joined if shape is not None else frozenset()  # with a shape, it alone decides
@@ -167,6 +250,19 @@ class Conversation:
     # -- the way back: items a policy kept or changed, as the stored messages they stand for ----
     def message_for(self, item: Item) -> list[tuple[int, Message]]:
         """The stored messages an item stands for, each with its original index (-1: inserted)."""
+        known = self._stored.get(id(item))
+        if known is not None:  # an item of the chat itself, sent unchanged: its own messages
+            return known
+        out = self._message_for(item)
+        if self.is_original(item):
+            self._stored[id(item)] = out
+        return out
+
+    def is_original(self, item: Item) -> bool:
+        """The item is the chat's own (the policy left it as it was)."""
+        return id(item) in self._originals
+
+    def _message_for(self, item: Item) -> list[tuple[int, Message]]:
         out: list[tuple[int, Message]] = []
         if item.role == "tool" and item.origin >= 0:
             out.append((item.origin, self._output(item)))
@@ -193,7 +289,7 @@ class Conversation:
 
     def _call(self, call: WireCall) -> Message:
         original = self.messages[call.origin]
-        if call is self._original_call(call.origin):
+        if call is self._calls.get(call.origin):
             return original
         parsed = _parse(original.fields.get("content"))
         if isinstance(parsed, dict) and "arguments" in parsed:
@@ -207,22 +303,44 @@ class Conversation:
             return original
         if item.role != "tool":
             return Message({"role": item.role, "content": item.text()}, original.line, original.end_line)
-        record = self.records.get(item.origin)
-        if record is None:
+        parts = self._record_parts(item.origin)
+        if parts is None:
             return original.with_content(item.text())
-        return original.with_content(rubyjson.dumps({**record, "content": item.text()}))
+        return original.with_content(parts[0] + rubyjson.dumps(item.text()) + parts[1])
+
+    def _record_parts(self, origin: int) -> tuple[str, str] | None:
+        """An output's JSON record written with its content left out, as the text before and after it: a
+        changed output is the two around the new content (its length without writing it)."""
+        if origin in self._parts:
+            return self._parts[origin]
+        record = self.records.get(origin)
+        found = None
+        if record is not None:
+            mark = "\ue000inspector-content\ue000"
+            text = rubyjson.dumps({**record, "content": mark})
+            at = text.find(rubyjson.dumps(mark))
+            if at >= 0 and text.count(mark) == 1:
+                found = (text[:at], text[at + len(rubyjson.dumps(mark)) :])
+        self._parts[origin] = found
+        return found
+
+    def output_chars(self, item: Item) -> int:
+        """The characters of the stored output message an item stands for (``_output`` without writing it)."""
+        parts = self._record_parts(item.origin)
+        text = item.text()
+        if parts is None:
+            return len(text)
+        found = self._lengths.get(text) if len(text) < 256 else None
+        if found is None:
+            found = len(encode_basestring(text))  # how rubyjson writes a string: raw UTF-8, escapes
+            if len(text) < 256:
+                self._lengths[text] = found
+        return len(parts[0]) + found + len(parts[1])
 
     def original_item(self, origin: int) -> Item | None:
         for item in self._by_origin().get(origin, ()):
             if item.origin == origin:
                 return item
-        return None
-
-    def _original_call(self, origin: int) -> WireCall | None:
-        for item in self._by_origin().get(origin, ()):
-            for call in item.calls:
-                if call.origin == origin:
-                    return call
         return None
 
     def _by_origin(self) -> dict[int, list[Item]]:
@@ -250,7 +368,7 @@ class Conversation:
             out.extend(_ordered(group))
             group, open_ids = [], set()
             if item.role == "assistant" and item.calls:
-                group = self.message_for(item)
+                group = list(self.message_for(item))  # a copy: an original item's list is cached
                 open_ids = {call.id for call in item.calls}
             else:
                 out.extend(self.message_for(item))
@@ -258,8 +376,11 @@ class Conversation:
         return out
 
 
-def _ordered(group: list[tuple[int, Message]]) -> Iterator[tuple[int, Message]]:
+def _ordered(group: list[tuple[int, Message]]) -> Iterator[tuple[int, Message]] | list[tuple[int, Message]]:
     """A response's messages by original position (an inserted one stays after the message before it)."""
+    origins = [o for o, _ in group]
+    if all(0 <= a < b for a, b in pairwise(origins)) and (len(origins) != 1 or origins[0] >= 0):
+        return group  # already in order: a response whose calls have no outputs between them, or one call
     keyed, last = [], -1
     for rank, (origin, message) in enumerate(group):
         if origin >= 0:

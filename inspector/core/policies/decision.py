@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from array import array
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -143,7 +144,7 @@ class DecisionColumns:
         original: array[int],
         visible: array[int],
         kinds: list[ToolKind],
-        details: dict[int, str],
+        details: Mapping[int, str],
     ) -> None:
         self.tiers, self.reasons, self.kinds, self.details = tiers, reasons, kinds, details
         self.counted, self.before, self.original, self.visible = counted, before, original, visible
