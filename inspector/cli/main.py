@@ -139,6 +139,7 @@ def build_app_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-scout-config", action="store_true", help="ignore scout config files")
     _version_option(parser)
+    _policy_option(parser)
     parser.add_argument(
         "--follow", action="store_true", help="follow the file while an agent writes it (appends and rewrites)"
     )
@@ -354,10 +355,15 @@ def _note_finding(args: argparse.Namespace, finding: Finding) -> None:
 
 def _run_app(args: argparse.Namespace) -> int:
     from inspector.core.errors import UsageError
-    from inspector.core.scout.settings import parse_assignments
+    from inspector.core.scout.settings import parse_assignments, parse_pairs
+    from inspector.core.setup import Setup
 
     try:
-        overrides = parse_assignments(args.sets)
+        policy = getattr(args, "policy", None)
+        peer = policy not in (None, "", "scout", "scout-ai")
+        overrides = parse_pairs(args.sets) if peer else parse_assignments(args.sets)
+        if peer:
+            Setup.of(overrides=overrides, policy=policy)  # an unknown policy or setting: one line, before the app
     except UsageError as exc:
         return fail(str(exc))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
