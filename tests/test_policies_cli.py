@@ -53,6 +53,7 @@ def test_explain_names_the_policy_and_its_rule_per_row():
         "summary": "trigger exceeded: 54,199 > 3,000 tokens: 50 tool result(s) cleared",
         "counted": 54199,
         "unit": "tokens",
+        "findings": [],
     }
     row = report["rows"][4]
     assert (row["tier"], row["reason"]) == ("cleared", "policy_cleared")
@@ -67,6 +68,32 @@ def test_explain_names_the_policy_and_its_rule_per_row():
     assert text[-1] == (
         "policy: langchain.clear_tool_uses (trigger=3000); langchain 1.5.2 ContextEditingMiddleware + "
         "ClearToolUsesEdit, exact: trigger exceeded: 54,199 > 3,000 tokens: 50 tool result(s) cleared"
+    )
+
+
+def test_unpaired_calls_and_outputs_are_noted_and_handled_as_the_library_does():
+    orphan = ROOT / "tests" / "golden_peers" / "chats" / "orphan_tool.json"
+    r = cli(
+        "explain",
+        orphan,
+        "--policy",
+        "langchain.clear_tool_uses",
+        "--set",
+        "trigger=10",
+        "--set",
+        "keep=0",
+        "--format",
+        "json",
+    )
+    report = json.loads(r.stdout)
+    assert report["policy"]["findings"] == ["message 4: a tool output whose call ('call_99') is not before it"]
+    # LangChain never clears a result that is not under its own AI message: the orphan stays as it is
+    assert report["rows"][4]["tier"] == "full"
+    assert report["rows"][4]["detail"].startswith("trigger exceeded: 631 > 10 tokens; the nearest AI message")
+    text = cli("explain", orphan, "--policy", "langchain.clear_tool_uses", "--set", "trigger=10").stdout
+    assert text.endswith(
+        "policy note: message 4: a tool output whose call ('call_99') is not before it, "
+        "handled as the library handles it\n"
     )
 
 

@@ -190,6 +190,26 @@ class Conversation:
                 self._calls[call.origin] = call
         self._originals = {id(i) for i in self.items}  # the items live as long as this: their ids are theirs
 
+    def unpaired(self) -> list[str]:
+        """Tool outputs whose call is not before them, and calls no output answers, in words: the libraries
+        take such chats as they come (LangChain leaves them, Inspect's trim drops them), so a report says so."""
+        out: list[str] = []
+        called: dict[Any, int] = {}
+        answered: set[Any] = set()
+        for item in self.items:
+            for call in item.calls:
+                called[call.id] = call.origin
+            if item.role == "tool":
+                if item.call_id not in called:
+                    out.append(f"message {item.origin}: a tool output whose call ({item.call_id!r}) is not before it")
+                answered.add(item.call_id)
+        out.extend(
+            f"message {origin}: a call ({ident!r}) no tool output answers"
+            for ident, origin in called.items()
+            if ident not in answered
+        )
+        return out
+
     def owners(self) -> dict[int, tuple[int, ...]]:
         """For each of the chat's own items (by id), the original messages it stands for."""
         if self._owners is None:

@@ -19,6 +19,7 @@ class PolicyReport:
     counted: int | None  # the library's count of the input, compared with its trigger
     unit: str
     note: str
+    findings: tuple[str, ...] = ()  # what in the chat the library takes as it comes (unpaired calls, outputs)
 
     def line(self) -> str:
         given = ", ".join(f"{k}={v}" for k, v, source in self.settings if source != "default")
@@ -29,6 +30,8 @@ class PolicyReport:
             text += f": {self.summary}"
         if self.note:
             text += f" [{self.note}]"
+        for finding in self.findings:
+            text += f"\npolicy note: {finding}, handled as the library handles it"
         return text
 
     def as_dict(self) -> dict[str, Any]:
@@ -41,6 +44,7 @@ class PolicyReport:
             "summary": self.summary,
             "counted": self.counted,
             "unit": self.unit,
+            "findings": list(self.findings),
         }
 
 
@@ -59,4 +63,5 @@ def policy_report(prompt: Prompt) -> PolicyReport | None:
         outcome.total if outcome is not None else None,
         outcome.unit if outcome is not None else spec.counts,
         spec.note,
+        tuple(plan.conversation.unpaired()),
     )
