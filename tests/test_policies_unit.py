@@ -118,3 +118,32 @@ def test_trim_messages_partial_keeps_whole_lines(tmp_path):
     assert isinstance(kept, str) and lines.endswith(kept) and kept.startswith("line ")
     assert plan.decision(1).tier is d.TRUNCATED
     assert plan.decision(1).detail.startswith("partial: the last ")
+
+
+def test_an_installed_policy_is_found_by_its_entry_point(chat, monkeypatch):
+    from inspector.core.peers import custom
+
+    class EntryPoint:
+        name, value = "drop_outputs", "mypkg.policies:drop_outputs"
+
+        def load(self):
+            return lambda messages: [m for m in messages if m["role"] != "tool"]
+
+    class Broken(EntryPoint):
+        name, value = "broken", "mypkg.policies:broken"
+
+        def load(self):
+            raise ImportError("no module named mypkg")
+
+    monkeypatch.setattr(
+        custom.metadata, "entry_points", lambda group: [EntryPoint(), Broken()] if group == custom.GROUP else []
+    )
+    out, plan = sent(chat, "drop_outputs")
+    assert [m["role"] for m in out] == ["system", "user", "assistant", "assistant", "assistant"]
+    assert plan.decision(3).tier is d.DROPPED and plan.decision(6).tier is d.DROPPED
+    r = run_cli("explain", chat, "--policy", "broken", scout_config=False)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        "prompt-inspector: error: policy 'broken' (mypkg.policies:broken) failed to import: "
+        "ImportError: no module named mypkg"
+    )
