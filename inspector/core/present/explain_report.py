@@ -286,7 +286,9 @@ def _run_cells(
     )
 
 
-def table_chunks(rows: ExplainTable, info: Totals, max_id: int = MAX_ID, findings: Any = ()) -> Iterator[bytes]:
+def table_chunks(
+    rows: ExplainTable, info: Totals, max_id: int = MAX_ID, findings: Any = (), tokens: str = ""
+) -> Iterator[bytes]:
     """The table: columns padded to their widest cell (measured over every row first), then the
     findings and the summary line, as cells.table writes them."""
     cols = rows.columns
@@ -337,7 +339,7 @@ def table_chunks(rows: ExplainTable, info: Totals, max_id: int = MAX_ID, finding
         rest.append("findings:")
         rest.extend(f"  {report_cell(text)}" for text in finding_lines(findings))
     rest.append("")
-    rest.append(summary_line(info))
+    rest.append(summary_line(info) + (f"; {tokens}" if tokens else ""))
     yield _encode("\n".join(rest) + "\n")
 
 
@@ -367,7 +369,7 @@ def _md(value: Any) -> str:
     return report_cell(value).replace("|", "\\|")
 
 
-def markdown_chunks(rows: ExplainTable, info: Totals, findings: Any = ()) -> Iterator[bytes]:
+def markdown_chunks(rows: ExplainTable, info: Totals, findings: Any = (), tokens: str = "") -> Iterator[bytes]:
     yield b"| # | line | role | tool | id | tier | reason | chars | visible |\n|---:|---:|---|---|---|---|---|---:|---:|\n"
     cols = rows.columns
     roles = _cells(rows.roles, _md)
@@ -390,7 +392,7 @@ def markdown_chunks(rows: ExplainTable, info: Totals, findings: Any = ()) -> Ite
         rest.append("")
         rest.extend(f"- {_md(text)}" for text in finding_lines(findings))
     rest.append("")
-    rest.append(f"**Summary:** {summary_line(info)}")
+    rest.append(f"**Summary:** {summary_line(info)}" + (f"; {tokens}" if tokens else ""))
     yield _encode("\n".join(rest) + "\n")
 
 

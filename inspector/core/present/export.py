@@ -22,6 +22,7 @@ from inspector.core.present import explain_report as report
 from inspector.core.present.policy import policy_report
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
+from inspector.core.tokens import Tokenizer
 
 EXPLAIN_FORMATS = ("table", "json", "markdown")
 
@@ -67,6 +68,15 @@ def explain_bytes(
     return b"".join(explain_chunks(inspection, prompt, fmt, with_audit, sent_before))
 
 
+def sent_tokens(prompt: Prompt, tokenizer: Tokenizer) -> int | None:
+    """The tokens of what the model is sent (its messages' contents, as ``calls`` counts a call's prompt),
+    as ``tokenizer`` counts them (None: nothing is sent)."""
+    if prompt.error is not None:
+        return None
+    count = tokenizer.count_content
+    return sum(count(m.fields.get("content")) for m in prompt.messages())
+
+
 def explain_chunks(
     inspection: Inspection,
     prompt: Prompt,
@@ -90,8 +100,13 @@ def explain_chunks(
     findings = inspection.chat.findings
     audited = audit(inspection, prompt, sent_before, extra_audit) if with_audit else None
     policy = policy_report(prompt)
+    tokenizer = inspection.setup.token_counter()
+    sent = sent_tokens(prompt, tokenizer)
+    tokens_text = f"tokens sent {sent:,} ({tokenizer.label})" if sent is not None else ""
     if fmt == "json":
-        rest: dict[str, Any] = {"findings": [f.as_dict() for f in findings], "summary": info.as_dict()}
+        summary = info.as_dict()
+        summary["tokens_after"], summary["tokenizer"] = sent, tokenizer.label
+        rest: dict[str, Any] = {"findings": [f.as_dict() for f in findings], "summary": summary}
         if policy is not None:
             rest["policy"] = policy.as_dict()
         if audited is not None:
@@ -103,13 +118,15 @@ def explain_chunks(
         data = {"rows": [r.as_dict() for r in rows.rows()], **rest}
         return iter((json_text(data).encode("utf-8", "surrogatepass"),))
     if fmt == "markdown":
-        pieces = report.markdown_chunks(rows, info, findings)
+        pieces = report.markdown_chunks(rows, info, findings, tokens_text)
         tail = b"" if audited is None else report.render_audit_markdown(audited).encode("utf-8", "surrogatepass")
         if policy is not None:
             tail = f"**Policy:** {policy.line()[len('policy: ') :]}\n".encode("utf-8", "surrogatepass") + tail
+
     else:
-        pieces = report.table_chunks(rows, info, findings=findings)
+        pieces = report.table_chunks(rows, info, findings=findings, tokens=tokens_text)
         tail = b"" if audited is None else ("\n" + report.render_audit_table(audited)).encode("utf-8", "surrogatepass")
         if policy is not None:
             tail = (policy.line() + "\n").encode("utf-8", "surrogatepass") + tail
+
     return chain(pieces, (tail,)) if tail else pieces
