@@ -54,7 +54,7 @@ def run(args: Namespace, inspection: Inspection) -> int:
     )
     emit(args, chunks)
     if prompt.error is not None:
-        return scout_error(args, prompt.error.describe())
+        return scout_error(args, prompt.describe_error())
     failed = prompt.send_error()
     if failed is not None:
         return scout_error(args, f"scout-ai would raise {failed}")

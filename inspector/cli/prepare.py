@@ -36,6 +36,6 @@ def run(args: Namespace, inspection: Inspection) -> int:
         raise UsageError(f"unknown --format {args.format!r}; known: {', '.join(PRINTERS)}")
     prompt = inspection.prompt()
     if prompt.error is not None:
-        return scout_error(args, prompt.error.describe())
+        return scout_error(args, prompt.describe_error())
     emit(args, prepared_chunks(prompt, args.format))  # the format and the error are checked above
     return EXIT_OK

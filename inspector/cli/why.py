@@ -80,7 +80,7 @@ def run(args: Namespace, inspection: Inspection) -> int:
     else:
         emit(args, render(result, reports, inspection.thresholds))
     if prompt.error is not None:
-        return scout_error(args, prompt.error.describe())
+        return scout_error(args, prompt.describe_error())
     return 0
 
 
@@ -111,7 +111,7 @@ def _run_policy(args: Namespace, inspection: Inspection, prompt: Prompt, result:
                 lines.extend(f"    {line}" for line in report.lines())
         emit(args, "\n".join(lines) + "\n")
     if prompt.error is not None:
-        return scout_error(args, prompt.error.describe())
+        return scout_error(args, prompt.describe_error())
     return 0
 
 

@@ -52,11 +52,12 @@ class ScoutError:
     why: str
     raiser: str = "scout-ai"  # who raises: scout-ai, or the library whose policy runs
 
-    def describe(self) -> str:
+    def describe(self, line: int | None = None) -> str:
+        """In words; ``line``: the message's line in the chat file, when known (named after its index)."""
         if self.index < 0:  # raised by the dispatcher itself, before any message
             where = "the strategy list" if self.raiser == "scout-ai" else "the policy"
             return f"{where}: {self.raiser} would raise {self.exception}: {self.why}"
-        who = f"message {self.index} (role {_show(self.role)}"
+        who = f"message {self.index}" + (f" at line {line}" if line is not None else "") + f" (role {_show(self.role)}"
         if self.name is not None or self.id is not None:
             who += f", tool {_show(self.name)}, id {_show(self.id)}"
         who += ")"

@@ -53,7 +53,7 @@ def prepared_chunks(prompt: Prompt, fmt: str) -> Iterator[bytes]:
     if fmt not in PRINTERS:
         raise UsageError(f"unknown format {fmt!r}; known: {', '.join(PRINTERS)}")
     if prompt.error is not None:
-        raise UsageError(f"{prompt.error.raiser} would raise, nothing is sent: {prompt.error.describe()}")
+        raise UsageError(f"{prompt.error.raiser} would raise, nothing is sent: {prompt.describe_error()}")
     if fmt == "openai" and isinstance(prompt.planner, PeerPlan):
         # another framework's policy: its own output as the library holds it (content parts kept as parts)
         items = [as_openai(i) for i in prompt.planner.wire_items()]

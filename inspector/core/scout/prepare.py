@@ -123,6 +123,14 @@ class Prompt:
             self._send_error = None if found is None else f"{found.exception}: {found} (writing the prompt to send it)"
         return self._send_error
 
+    def describe_error(self) -> str:
+        """What raises, in words, with the message's line in the chat file (where the chat has lines)."""
+        error = self.error
+        if error is None:
+            return ""
+        line = self.original[error.index].line if 0 <= error.index < len(self.original) else None
+        return error.describe(line)
+
     @property
     def strategy_label(self) -> str:
         if callable(self.strategies):
