@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from inspector.core.analysis.jsonspans import StringSpan, decoded_fields, shortenable_spans
@@ -85,6 +86,7 @@ class Trace:
     ignore_case: bool
     occurrences: list[Occurrence] = field(default_factory=list)
     error: str | None = None  # scout-ai raises: nothing is sent at all
+    more: dict[int, int] = field(default_factory=dict)  # row -> occurrences found there beyond those listed
     other_case: bool = False  # found nowhere as typed, but found when the case is ignored
 
     @property
@@ -111,7 +113,10 @@ class Trace:
                 f"({', '.join(steps)}): no threshold can bring it back."
             )
         messages = len({o.row for o in found})
-        where = f"{len(found)} occurrence(s) in {messages} message(s)"
+        extra = sum(self.more.values())
+        where = f"{len(found) + extra:,} occurrence(s) in {messages} message(s)"
+        if extra:
+            where += f" ({len(found):,} listed: at most {PER_MESSAGE} per message)"
         if self.error:
             return f"{shown}: {where}; scout-ai raises, so nothing is sent ({self.error})."
         if seen == len(found):
@@ -151,8 +156,19 @@ def compile_pattern(text: str, regex: bool = False, ignore_case: bool = False) -
         raise UsageError(f"bad --regex {text!r}: {exc}") from None
 
 
-def _hits(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start()]
+PER_MESSAGE = 200  # occurrences kept per message: a text found a million times in one output is counted, not listed
+
+
+def _hits(pattern: re.Pattern[str], text: str, limit: int = PER_MESSAGE) -> list[tuple[int, int]]:
+    found = ((m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start())
+    return list(islice(found, limit))
+
+
+def count_hits(pattern: re.Pattern[str], text: str, literal: str | None) -> int:
+    """Every hit in ``text`` (as ``_hits`` finds them, without the limit), counted without keeping them."""
+    if literal is not None:
+        return text.count(literal)  # the same non-overlapping hits, counted in C
+    return sum(1 for m in pattern.finditer(text) if m.end() > m.start())
 
 
 def _context(text: str, start: int, end: int) -> str:
@@ -222,6 +238,7 @@ def trace(
     """Every occurrence of ``text`` in the chat as loaded, under the thresholds in force. ``progress``:
     told (messages scanned, total) now and then; ``cancelled``: asked as often, raises TraceStopped."""
     pattern = compile_pattern(text, regex, ignore_case)
+    literal = text if not regex and not ignore_case else None
     prompt = prompt or inspection.prompt()
     chat, facts = inspection.chat, inspection.facts
     result = Trace(text, regex, ignore_case, error=prompt.error.describe() if prompt.error else None)
@@ -251,6 +268,11 @@ def trace(
         hits = spots_in(pattern, content, parsed, kind)
         if not hits:
             continue
+        if len(hits) >= PER_MESSAGE:  # counted, not listed: one large output can hold millions
+            hits = hits[:PER_MESSAGE]
+            total_hits = count_hits(pattern, content, literal)
+            if total_hits > len(hits):
+                result.more[numbers.row_of_message(index)] = total_hits - len(hits)
         name, ident = facts.identity(index)
         dec = prompt.decision(index)
         visible_content = prompt.visible_content(index) if prompt.error is None else None
