@@ -16,7 +16,7 @@ the inspections at calls; ``cut`` makes the chat at a call, ``grow`` a history a
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from copy import copy
 from pathlib import Path
@@ -93,6 +93,7 @@ class ChatHistory:
         self.calls, self.findings = self.call_index.calls, self.call_index.findings(self.source)
         # what stepping through calls needs, built when first asked (the app's first screen does not need it)
         self._final: dict[int, int] | None = None
+        self._source_at: dict[int, int] | None = None  # id(source message) -> its place in the source list
         self._plain: bool | None = None
         self._unknown_roles: bool | None = None
         fresh = self.source if old is None else self.source[same:]
@@ -256,10 +257,22 @@ class ChatHistory:
     def first_call_after(self, index: int) -> int | None:
         """The first call whose prompt can hold message ``index`` of the whole chat (None: no call after it)."""
         message = self.whole.chat.messages[index]
-        at = next((k for k, m in enumerate(self.source) if m is message), None)
+        if self._source_at is None or len(self._source_at) > len(self.source):
+            self._source_at = {id(m): k for k, m in enumerate(self.source)}
+        at = self._source_at.get(id(message))
+        if at is None or self.source[at] is not message:
+            at = next((k for k, m in enumerate(self.source) if m is message), None)
         if at is None:
             return None
-        return next((c.number for c in self.calls if c.start > at), None)
+        k = bisect_right(self._call_starts(), at)  # the calls are in order of their start
+        return self.calls[k].number if k < len(self.calls) else None
+
+    def _call_starts(self) -> list[int]:
+        starts = getattr(self, "_starts", None)
+        if starts is None or len(starts) != len(self.calls):
+            starts = [c.start for c in self.calls]
+            self._starts = starts
+        return starts
 
     # -- the chat at a call ---------------------------------------------------------------
     def cut_bytes(self, number: int) -> bytes:

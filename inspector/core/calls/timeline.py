@@ -12,7 +12,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import groupby
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -55,45 +54,74 @@ class Span:
 
 @dataclass(slots=True)
 class Timeline:
-    """Per call (1-based, from ``first``) the message's tier and whether the text was sent."""
+    """Per call (1-based, from ``first``) the message's tier and whether the text was sent, kept as runs of
+    calls with one outcome: a message seen at 20,000 calls is a few runs, not 20,000 entries (a timeline of
+    every occurrence of a frequent text was quadratic in memory). ``tiers`` and ``visible`` give the lists."""
 
     index: int  # the message in the whole chat
     first: int | None  # the first call that could send it (None: it was written after the last call)
-    tiers: list[str] = field(default_factory=list)
-    visible: list[bool] = field(default_factory=list)
+    runs: list[list[Any]] = field(default_factory=list)  # [count, tier, visible], oldest first
+
+    def add(self, tier: str, visible: bool, count: int = 1) -> None:
+        if count <= 0:
+            return
+        last = self.runs[-1] if self.runs else None
+        if last is not None and last[1] == tier and last[2] == visible:
+            last[0] += count
+        else:
+            self.runs.append([count, tier, visible])
+
+    def __len__(self) -> int:
+        return sum(run[0] for run in self.runs)
+
+    @property
+    def tiers(self) -> list[str]:
+        return [tier for count, tier, _ in self.runs for _ in range(count)]
+
+    @property
+    def visible(self) -> list[bool]:
+        return [seen for count, _, seen in self.runs for _ in range(count)]
 
     @property
     def last_seen(self) -> int | None:
         """The last call whose prompt held it (None: never)."""
-        if self.first is None or True not in self.visible:
+        if self.first is None:
             return None
-        return self.first + len(self.visible) - 1 - self.visible[::-1].index(True)
+        number, found = self.first, None
+        for count, _, seen in self.runs:
+            if seen:
+                found = number + count - 1
+            number += count
+        return found
 
     @property
     def hidden_from(self) -> int | None:
         """The call from which on it is never sent again (None: still sent at the last call)."""
-        if self.first is None or not self.visible:
+        if self.first is None or not self.runs:
             return None
         seen = self.last_seen
         if seen is None:
             return self.first
-        return None if seen == self.first + len(self.visible) - 1 else seen + 1
+        return None if seen == self.first + len(self) - 1 else seen + 1
 
     def at(self, number: int) -> tuple[str, bool] | None:
         if self.first is None or number < self.first:
             return None
         k = number - self.first
-        return self.tiers[k], self.visible[k]
+        for count, tier, seen in self.runs:
+            if k < count:
+                return tier, seen
+            k -= count
+        raise IndexError(number)
 
     def spans(self) -> list[Span]:
         out: list[Span] = []
         if self.first is None:
             return out
         number = self.first
-        for (tier, seen), run in groupby(zip(self.tiers, self.visible)):
-            size = len(list(run))
-            out.append(Span(number, number + size - 1, tier, seen))
-            number += size
+        for count, tier, seen in self.runs:
+            out.append(Span(number, number + count - 1, tier, seen))
+            number += count
         return out
 
 
@@ -144,9 +172,8 @@ def _message_walk(
             tier, raises, shown = _decide_slow(history, number, index, settings)
             if cut is not None and tier == d.TRUNCATED:
                 cut[number] = shown
-        line.tiers.append(tier)
         # a call at which scout-ai raises sends nothing at all, whatever the message's own tier (as `why` says)
-        line.visible.append(tier in (d.FULL, d.TRUNCATED) and not raises)
+        line.add(tier, tier in (d.FULL, d.TRUNCATED) and not raises)
     return line, facts
 
 
@@ -184,9 +211,9 @@ def _search_transitions(line: Timeline, first: int, last: int, tier_at: Callable
 
     cut = first_at(1, first)
     dropped = first_at(2, cut)
-    tiers: list[str] = [d.FULL] * (cut - first)
-    line.tiers = tiers + [d.TRUNCATED] * (dropped - cut) + [d.DROPPED] * (last + 1 - dropped)
-    line.visible = [True] * (dropped - first) + [False] * (last + 1 - dropped)
+    line.add(d.FULL, True, cut - first)
+    line.add(d.TRUNCATED, True, dropped - cut)
+    line.add(d.DROPPED, False, last + 1 - dropped)
 
 
 def text_timelines(
@@ -235,23 +262,29 @@ def occurrence_timeline(history: ChatHistory, occurrence: Occurrence, settings: 
     line, facts = _message_walk(history, index, None, settings, sent_cut)
     content = whole.chat.messages[index].fields.get("content")
     tested: dict[str, bool] = {}  # the same cut text keeps the occurrence or not at every call
-    if d.TRUNCATED not in line.tiers:
+    if line.first is None or not any(tier == d.TRUNCATED and seen for _, tier, seen in line.runs):
         return line
-    start = line.tiers.index(d.TRUNCATED)
-    for k in range(start, len(line.tiers)):
-        if line.tiers[k] != d.TRUNCATED or not line.visible[k]:
-            continue
-        assert line.first is not None
-        number = line.first + k
-        shown = sent_cut[number] if number in sent_cut else _shortened(facts, index)
+
+    def keeps(shown: Any) -> bool:
         if not isinstance(shown, str):
-            line.visible[k] = survives(occurrence.spot, content, shown)
-            continue
-        keeps = tested.get(shown)
-        if keeps is None:
-            keeps = tested[shown] = survives(occurrence.spot, content, shown)
-        line.visible[k] = keeps
-    return line
+            return survives(occurrence.spot, content, shown)
+        found = tested.get(shown)
+        if found is None:
+            found = tested[shown] = survives(occurrence.spot, content, shown)
+        return found
+
+    out = Timeline(line.index, line.first)
+    number = line.first
+    for count, tier, seen in line.runs:
+        if tier != d.TRUNCATED or not seen:
+            out.add(tier, seen, count)
+        elif not any(n in sent_cut for n in range(number, number + count)):
+            out.add(tier, keeps(_shortened(facts, index)), count)  # one shortened text at every call of the run
+        else:
+            for n in range(number, number + count):
+                out.add(tier, keeps(sent_cut[n] if n in sent_cut else _shortened(facts, index)))
+        number += count
+    return out
 
 
 def _shortened(facts: ToolFacts | None, index: int) -> str | None:
