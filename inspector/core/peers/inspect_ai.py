@@ -261,7 +261,7 @@ class Handler:
         self.last_total = total
         if total > self.threshold:
             target = self.compacted
-            result = self._perform(target)
+            result, counted = self._perform(target)
             ids = {id(m) for m in result}
             missing = [m for m in self.prefix if id(m) not in ids]
             lead = 0
@@ -274,20 +274,30 @@ class Handler:
                 + result[lead:]
             )
             self.compacted = view
-            self.view = self.counter.running()
-            self.view.extend(view)
+            if missing:  # the prefix put back: its count is the new list's
+                counted = self.counter.running()
+                counted.extend(view)
+            self.view = counted
             self.fired.append((count, total, TOOL_TOKENS + self.view.total()))
 
-    def _perform(self, messages: list[Item]) -> list[Item]:
+    def _counted(self, items: list[Item]) -> Running:
+        running = self.counter.running()
+        running.extend(items)
+        return running
+
+    def _perform(self, messages: list[Item]) -> tuple[list[Item], Running]:
+        """The strategy, again while over and shrinking (at most 3 more passes); the result and its count."""
         out = self.strategy(messages, self.settings)
-        messages_tokens = self.count(out)
+        counted = self._counted(out)
+        messages_tokens = counted.total()
         total = TOOL_TOKENS + messages_tokens
         for _ in range(3):
             if total <= self.threshold:
                 break
             previous = total
             out = self.strategy(list(out), self.settings)
-            messages_tokens = self.count(out)
+            counted = self._counted(out)
+            messages_tokens = counted.total()
             total = TOOL_TOKENS + messages_tokens
             if total >= previous:
                 break
@@ -299,7 +309,7 @@ class Handler:
                 f"(tools: {TOOL_TOKENS:,}, prefix: {prefix_tokens:,}, messages: {messages_tokens:,}). "
                 "Consider using a lower compaction threshold to accommodate tool definitions and prefix.",
             )
-        return out
+        return out, counted
 
 
 def threshold_tokens(threshold: Any, context_window: int) -> int:
