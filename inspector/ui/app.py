@@ -249,7 +249,11 @@ def run_app(
     given = args.chat
     paths: list[str] = [] if given is None else [given] if isinstance(given, str) else list(given)
     setup = Setup.of(
-        overrides=overrides, config_files=config_files, strategies=args.strategies, version=args.scout_version
+        overrides=overrides,
+        config_files=config_files,
+        strategies=args.strategies,
+        version=args.scout_version,
+        policy=getattr(args, "policy", None),
     )
     follow = bool(getattr(args, "follow", False))
     if is_corpus(paths):

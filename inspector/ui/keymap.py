@@ -52,6 +52,13 @@ APP_ACTIONS = (
     ),
     Action("p", "presets", "Presets", "save or load a named threshold set"),
     Action(
+        "P",
+        "policy",
+        "Policy",
+        "plan the chat under another framework's context policy (LangChain, OpenAI Agents, Inspect, Anthropic, "
+        "OpenHands) and edit its settings, or scout-ai's strategies again",
+    ),
+    Action(
         "K", "copy_settings", "Copy settings", "copy the settings in force as scout etc/config lines (key value prompt)"
     ),
     Action(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from inspector.core.peers.registry import POLICIES
 from inspector.core.setup import Setup
 from inspector.ui.screens.audit import AuditScreen
 from inspector.ui.screens.filter import FilterScreen
@@ -113,12 +114,20 @@ async def test_s_cycles_without_two_stops_that_read_shorten_tools(make_app):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         seen = []
-        for _ in range(len(app.chat.strategy_choices) - 1):  # once round: every stop but the explicit duplicate
+        # once round: every scout-ai stop but the explicit duplicate, then the other frameworks' policies
+        cycled = [name for name, spec in POLICIES.items() if not any(p.required for p in spec.params)]
+        for _ in range(len(app.chat.strategy_choices) - 2 + len(cycled)):  # the chat's own list: one stop
             await pilot.press("s")
             await settle(app, pilot)
             seen.append(app.notices[-1])
         assert seen[0] == "strategies: none"
-        assert seen[-1] == "strategies: shorten_tools (default)"
+        first = next(k for k, notice in enumerate(seen) if notice.startswith("policy: "))
+        assert all(notice.startswith("strategies: ") for notice in seen[:first])
+        assert seen[first:] == [f"policy: {name} (its defaults; P edits its settings)" for name in cycled]
+        assert "langchain.trim_messages" not in cycled  # it needs max_tokens: P sets it
+        await pilot.press("s")
+        await settle(app, pilot)
+        assert app.notices[-1] == "strategies: scout-ai's again"
         assert "strategies: shorten_tools" not in seen and len(set(seen)) == len(seen)
         assert "strategies shorten_tools (default)" in str(app.query_one("#summary").render())
 

@@ -95,7 +95,8 @@ def compare_plans(a: Inspection, b: Inspection, replanner: Replanner | None = No
     """Two plans of one chat that may differ in everything: thresholds, strategies, scout-ai version
     (the app's A/B after a strategy or version switch). ``replanner``: B's, to reuse its cached plans."""
     pa = a.prompt()
-    pb = replanner.prompt(b.thresholds.key()) if replanner is not None else b.prompt()
+    # B's replanner plans scout-ai's strategies: under another framework's policy B plans itself
+    pb = replanner.prompt(b.thresholds.key()) if replanner is not None and b.policy is None else b.prompt()
     label_a, label_b = plan_label(a, pa), plan_label(b, pb)
     if label_a == label_b:
         label_a = label_b = ""

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.core.analysis.fixes import LOWER, RAISE, Fix, FixReport
 from inspector.core.analysis.trace import Occurrence
 from inspector.core.analysis.visibility import survives
 from inspector.core.inspection import Inspection
@@ -34,6 +35,7 @@ class PolicyFix:
     chars: int  # the prompt's characters with the fix
     chars_now: int
     pair: bool  # its call (or output) is sent too
+    tool_chars: int = 0  # tool characters sent with the fix
 
     def describe(self) -> str:
         delta = self.chars - self.chars_now
@@ -62,6 +64,37 @@ def _shown(value: Any) -> str:
 class PolicyFixReport:
     fixes: list[PolicyFix]
     without: list[str]  # numeric settings no single value of which shows it
+    partner: int | None = None  # the occurrence's call (for an output) or output (for a call)
+
+    def as_fix_report(self, occurrence: Occurrence, settings: PolicySettings) -> FixReport:
+        """As the why dialog lists scout-ai's fixes: those that keep the pair first, the others after."""
+        converted = [
+            Fix(
+                f.key,
+                f.value,
+                f.now if isinstance(f.now, int) else 0,
+                LOWER if f.direction == "<=" else RAISE,
+                f.chars,
+                f.chars - f.chars_now,
+                d.FULL,
+                None,
+                tool_chars=f.tool_chars,
+                partner=self.partner,
+                partner_tier=d.FULL if f.pair else d.DROPPED,
+                message=occurrence.message,
+            )
+            for f in sorted(self.fixes, key=lambda f: f.chars)
+        ]
+        keys = tuple(p.name for p in settings.spec.numeric())
+        report = FixReport(
+            occurrence,
+            [f for f in converted if f.breaks_pair],
+            [f for f in converted if not f.breaks_pair],
+            keys=keys,
+        )
+        if self.without:
+            report.notes.append(f"no value of {', '.join(self.without)} alone shows it")
+        return report
 
     def lines(self) -> list[str]:
         out = []
@@ -116,8 +149,9 @@ def policy_fixes(inspection: Inspection, occurrences: list[Occurrence]) -> list[
             other = partner.get(index)
             pair = other is None or trial.tier_of(other) not in (d.DROPPED, d.UNDECIDED)
             direction = "<=" if param.name in SHRINKS else ">="
-            fixes.append(PolicyFix(param.name, current, found, direction, _chars(trial), chars_now, pair))
-        reports.append(PolicyFixReport(fixes, without))
+            tool = trial.planner.sizes()[3] if trial.error is None else 0
+            fixes.append(PolicyFix(param.name, current, found, direction, _chars(trial), chars_now, pair, tool))
+        reports.append(PolicyFixReport(fixes, without, partner.get(index)))
     return reports
 
 

@@ -90,6 +90,8 @@ def detail_text(rows: RowModel, prompt: Prompt, thresholds: Thresholds, row: int
         parts.append(f"{RULE} model-visible: nothing, the message is dropped {RULE}")
     elif tier == d.CONSUMED:
         parts.append(f"{RULE} model-visible: nothing, consumed before the strategies ran {RULE}")
+    elif tier == d.CLEARED:
+        parts.append(f"{RULE} model-visible: the policy's placeholder, none of the text {RULE}\n{pretty(visible)}")
     else:
         parts.append(f"{RULE} model-visible: nothing, scout-ai raises and sends no prompt {RULE}")
     return display_text("\n\n".join(parts))

@@ -170,9 +170,14 @@ class RowModel:
             return tier, one_line(self._visible_preview(ref, visible), PREVIEW_LIMIT)
         if tier == d.DROPPED:
             return tier, "dropped"
+        if tier == d.CLEARED:  # another framework's placeholder: what the model sees instead of the text
+            visible = prompt.visible_content(ref)
+            return tier, one_line("cleared: " + self._visible_preview(ref, visible), PREVIEW_LIMIT)
         if tier == d.ERROR:
             error = prompt.error
             return tier, one_line(f"scout-ai raises {error.exception}" if error else "error", PREVIEW_LIMIT)
+        if prompt.error is not None and prompt.error.raiser != "scout-ai":
+            return tier, one_line(f"not sent: {prompt.error.raiser} raises {prompt.error.exception}", PREVIEW_LIMIT)
         return tier, "not reached (scout-ai raised on a newer message)"
 
     def _visible_preview(self, index: int, visible: Any) -> str:

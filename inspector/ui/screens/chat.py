@@ -40,6 +40,7 @@ from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
 from inspector.core.model import Finding
+from inspector.core.peers.registry import POLICIES
 from inspector.core.policies.decision import Tier
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
@@ -86,6 +87,7 @@ from .audit import AuditScreen
 from .export import ExportScreen
 from .filter import FilterScreen
 from .notes import NotesScreen
+from .policy import PolicyChoice, PolicyScreen
 from .presets import PresetsScreen
 from .save_settings import SaveSettingsScreen
 from .why import WhyScreen
@@ -532,6 +534,16 @@ class ChatScreen(Screen[None]):
                 self.show_call(result.number, result.row)
             elif isinstance(result, JumpTo):
                 self.go_to_row(result.row)
+            elif isinstance(result, ApplyFix) and self.document.inspection.policy is not None:
+                fix, policy = result.fix, self.document.inspection.policy
+                given = {k: v for k, v, source in policy.shown() if source != "default"}
+                self.switch_policy(policy.spec.name, {**given, fix.key: str(fix.value)})
+                self.go_to_row(result.row)
+                self.notify(
+                    f"{fix.key} = {fix.value:,} applied to {policy.spec.name}: message #{result.row} is now sent "
+                    f"(prompt {fix.delta_chars:+,} characters; P changes the policy)",
+                    markup=False,
+                )
             elif isinstance(result, ApplyFix):
                 fix = result.fix
                 self.set_threshold(fix.key, fix.value, "why fix", delay=0)
@@ -591,8 +603,12 @@ class ChatScreen(Screen[None]):
     def _show_summary(self) -> None:
         doc = self.document
         chat, prompt = doc.inspection.chat, doc.prompt
-        origin = "" if doc.strategies is not None else f" ({self._unpicked_origin(doc.inspection)})"
-        strategies = prompt.strategy_label + origin
+        policy = doc.inspection.policy
+        if policy is not None:  # another framework's policy: its name, the settings given, exact or not
+            strategies = "policy " + policy.label() + ("" if policy.spec.exact else " (approximate)")
+        else:
+            origin = "" if doc.strategies is not None else f" ({self._unpicked_origin(doc.inspection)})"
+            strategies = prompt.strategy_label + origin
         exact = self._exact[1] if self._exact is not None and self._exact[0] is doc.prompt else None
         self.query_one(SummaryBar).show(
             self.call_label(), chat.format, strategies, doc.totals, prompt.version, self._where(), exact
@@ -600,7 +616,11 @@ class ChatScreen(Screen[None]):
         lines, error = [], False
         if prompt.error is not None:
             error = True
-            lines.append(f"scout-ai would raise, so nothing is sent: {prompt.error.describe()}")
+            lines.append(f"{prompt.error.raiser} would raise, so nothing is sent: {prompt.describe_error()}")
+        elif policy is not None:
+            outcome = getattr(prompt.planner, "outcome", lambda: None)()
+            if outcome is not None:
+                lines.append(f"{policy.spec.name}: {outcome.summary}")
         if chat.findings:
             lines.append(findings_line(chat.findings))
         warnings = self.thresholds.warnings
@@ -816,7 +836,11 @@ class ChatScreen(Screen[None]):
 
     # -- thresholds, strategies, versions, presets ---------------------------------------
     async def action_thresholds(self) -> None:
-        """Open the editor and move into it; from inside it (its own t binding) t closes it."""
+        """Open the editor and move into it; from inside it (its own t binding) t closes it. Under another
+        framework's policy its settings are edited in the policy dialog."""
+        if self.doc is not None and self.doc.inspection.policy is not None:
+            self.action_policy()
+            return
         editor = self.editor
         await editor.open()
         if not editor.has_focus_within:
@@ -830,9 +854,63 @@ class ChatScreen(Screen[None]):
         spec = parse_spec(self.doc.inspection.with_strategies(None).strategy_spec)
         return getattr(spec, "__name__", "custom") if callable(spec) else ",".join(spec) or "(empty list)"
 
+    def action_policy(self) -> None:
+        """The policy dialog: another framework's policy and its settings, or scout-ai's strategies again."""
+        if self.doc is None:
+            return
+
+        def done(choice: PolicyChoice | None) -> None:
+            if choice is None:
+                return
+            self.switch_policy(choice.policy, choice.settings)
+            if choice.policy is None:
+                self.notify("policy: scout-ai's strategies", markup=False)
+                return
+            settings = self.document.inspection.policy
+            label = settings.label() if settings is not None else choice.policy
+            self.notify(f"policy: {label}", markup=False)
+
+        self.push(cast("Screen[object]", PolicyScreen(self.document.inspection.policy)), done)  # type: ignore[arg-type]
+
+    def switch_policy(self, name: str | None, settings: dict[str, str] | None = None) -> None:
+        """Plan under another framework's policy ``name`` with ``settings`` as typed (None: scout-ai's strategies,
+        with the --set values the chat was opened with) from now on: the chat on screen, every call, a reload
+        and the follow all take it."""
+        doc = self.document
+        if name is None and self.setup.policy is None:
+            settings = self.setup.overrides_dict()
+        setup = doc.history.setup.with_policy(name, settings)
+        history = doc.history.with_setup(setup)
+        inspection = doc.inspection.with_policy(name, settings)
+        self.doc = replace(doc, history=history, inspection=inspection)
+        if self.follower is not None:
+            self.follower.history = history
+        if name is None and self.wanted is not None:
+            self.wanted = replace(self.wanted, thresholds=inspection.thresholds)
+        self.show_editor_with_plan()
+        self.schedule_replan(0)
+
     def action_cycle_strategies(self) -> None:
+        policy = self.document.inspection.policy if self.doc is not None else None
+        # the policies that plan with their defaults (trim_messages needs its max_tokens: P sets it)
+        names = [name for name, spec in POLICIES.items() if not any(p.required for p in spec.params)]
+        if policy is not None:  # the policies come after scout-ai's strategies, each with its defaults
+            at = names.index(policy.spec.name) if policy.spec.name in names else -1
+            if at + 1 < len(names):
+                self.switch_policy(names[at + 1])
+                self.notify(f"policy: {names[at + 1]} (its defaults; P edits its settings)", markup=False)
+            else:
+                self.switch_policy(None)
+                self.set_strategies(None)
+                self.notify("strategies: scout-ai's again", markup=False)
+            return
         current = self.strategies if self.strategies is not None else CHAT_CHOICE
         chat = self.chat_strategy_label
+        last = [c for c in self.strategy_choices if c != chat or current == chat][-1]
+        if current == last and names:
+            self.switch_policy(names[0])
+            self.notify(f"policy: {names[0]} (its defaults; P edits its settings)", markup=False)
+            return
         # the chat's choice and the same list named explicitly plan alike: one stop in the cycle, not two
         choices = [c for c in self.strategy_choices if c != chat or current == chat]
         following = choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]

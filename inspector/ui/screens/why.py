@@ -242,7 +242,8 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
                 asked.text,
                 regex=asked.regex,
                 ignore_case=asked.ignore_case,
-                prompt=asked.replanner.current(),
+                # the replanner plans scout-ai's strategies: under another framework's policy, its own plan
+                prompt=asked.replanner.current() if asked.inspection.policy is None else asked.inspection.prompt(),
                 progress=lambda scanned, total: self._progress(generation, scanned, total),
                 cancelled=lambda: worker.is_cancelled,
             )
@@ -261,6 +262,17 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
         if not asked.older_copies and any(o.visible for o in result.occurrences):
             return  # the model still sees the text: the fixes for its hidden older copies are offered (f)
         hidden = [(i, o) for i, o in enumerate(result.occurrences[:MAX_SHOWN]) if not o.visible]
+        policy = asked.inspection.policy
+        if policy is not None:  # another framework's policy: each numeric setting's smallest fix
+            from inspector.core.analysis.policy_fixes import policy_fixes
+
+            found = policy_fixes(asked.inspection, [o for _, o in hidden])
+            for done, ((position, occurrence), policy_report) in enumerate(zip(hidden, found), 1):
+                if worker.is_cancelled:
+                    return
+                fixes = policy_report.as_fix_report(occurrence, policy)
+                self.post_message(FixesFound(generation, position, fixes, done, len(hidden)))
+            return
         for done, (position, occurrence) in enumerate(hidden, 1):
             try:
                 report = find_fixes(asked.inspection, occurrence, asked.replanner, lambda: worker.is_cancelled)

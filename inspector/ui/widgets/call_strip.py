@@ -20,8 +20,16 @@ if TYPE_CHECKING:
 
     from .options import WidgetOptions
 
-CELLS = {d.FULL: "=", d.TRUNCATED: "✂", d.DROPPED: "✗", d.ERROR: "!", d.UNDECIDED: "?", d.CONSUMED: "⊘"}
-WORST = (d.ERROR, d.UNDECIDED, d.CONSUMED, d.DROPPED, d.TRUNCATED, d.FULL)
+CELLS: dict[str, str] = {
+    d.FULL: "=",
+    d.TRUNCATED: "✂",
+    d.DROPPED: "✗",
+    d.CLEARED: "▯",  # another framework's placeholder: none of the text seen
+    d.ERROR: "!",
+    d.UNDECIDED: "?",
+    d.CONSUMED: "⊘",
+}
+WORST = (d.ERROR, d.UNDECIDED, d.CONSUMED, d.DROPPED, d.CLEARED, d.TRUNCATED, d.FULL)
 
 
 def strip_cells(tiers: list[str | None], width: int) -> list[tuple[int, int, str]]:
@@ -38,7 +46,7 @@ def strip_cells(tiers: list[str | None], width: int) -> list[tuple[int, int, str
         if not bucket:
             out.append((first + 1, last + 1, "·"))
             continue
-        worst = next(t for t in WORST if t in bucket)
+        worst = next((t for t in WORST if t in bucket), bucket[0])
         out.append((first + 1, last + 1, CELLS.get(worst, "?")))
     return out
 

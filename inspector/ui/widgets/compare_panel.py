@@ -46,8 +46,11 @@ def totals_line(comparison: Comparison) -> str:
         f"sent {a.visible_messages:,} → {b.visible_messages:,}",
         f"✂ {a.tiers[Tier.TRUNCATED]:,} → {b.tiers[Tier.TRUNCATED]:,}",
         f"✗ {a.tiers[Tier.DROPPED]:,} → {b.tiers[Tier.DROPPED]:,}",
-        f"chars {a.chars_after:,} → {b.chars_after:,}",
     ]
+    cleared_a, cleared_b = a.tiers.get(Tier.CLEARED, 0), b.tiers.get(Tier.CLEARED, 0)
+    if cleared_a or cleared_b:  # another framework's placeholders
+        parts.append(f"▯ {cleared_a:,} → {cleared_b:,}")
+    parts += [f"chars {a.chars_after:,} → {b.chars_after:,}"]
     delta = b.chars_after - a.chars_after
     return "A → B: " + " · ".join(parts) + f" ({delta:+,})"
 

@@ -48,6 +48,7 @@ GLYPHS = {
     d.UNDECIDED: "?",
     d.INSERTED: "+",
     d.INJECTED: "»",
+    d.CLEARED: "▯",
 }
 LABELS = {
     d.FULL: "full",
@@ -58,11 +59,12 @@ LABELS = {
     d.UNDECIDED: "not reached",
     d.INSERTED: "inserted",
     d.INJECTED: "injected",
+    d.CLEARED: "cleared",
 }
 
 
 SHORT_ROLES = {"system": "sys", "assistant": "asst", "output": "out", "developer": "dev"}
-TEXT_PARTS = ("full", "truncated", "dropped", "consumed", "error", "undecided", "gutter", "role", "tool")
+TEXT_PARTS = ("full", "truncated", "dropped", "cleared", "consumed", "error", "undecided", "gutter", "role", "tool")
 
 
 def fit(text: str, width: int) -> str:
@@ -97,6 +99,7 @@ class DualColumnView(ScrollView, can_focus=True):
         "dual--full",
         "dual--truncated",
         "dual--dropped",
+        "dual--cleared",
         "dual--consumed",
         "dual--error",
         "dual--undecided",
@@ -116,6 +119,7 @@ class DualColumnView(ScrollView, can_focus=True):
         & > .dual--full { color: $text; }
         & > .dual--truncated { color: $text-warning; }
         & > .dual--dropped { color: $text-muted; }
+        & > .dual--cleared { color: $text-muted; text-style: italic; }
         & > .dual--consumed { color: $text-secondary; text-style: italic; }
         & > .dual--error { color: $text-error; text-style: bold; }
         & > .dual--undecided { color: $text-muted; text-style: italic; }
