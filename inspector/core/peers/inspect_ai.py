@@ -54,6 +54,18 @@ class InspectCounter:
         self.o200k = tokens.get("o200k")
         self._parts: dict[int, tuple[Item, list[str]]] = {}
         self._single: dict[int, tuple[Item, int]] = {}  # a chat's own messages' counts, each counted alone
+        # a piece's count with the newline after it, by the piece itself: a str keeps its hash, so a view
+        # counted again after each compaction looks its parts up without writing them out again
+        self._closed: dict[str, int] = {}
+
+    def closed(self, chunk: str) -> int:
+        """``count(chunk + "\n")``, remembered per chunk."""
+        found = self._closed.get(chunk)
+        if found is None:
+            if len(self._closed) > 1 << 20:
+                self._closed.clear()
+            found = self._closed[chunk] = self.o200k.count(chunk + "\n")
+        return found
 
     def _parts_of(self, item: Item) -> list[str]:
         found = self._parts.get(id(item))
@@ -67,9 +79,10 @@ class InspectCounter:
         if not parts:
             return 0
         total, chunk = 0, parts[0]
+        closed = self.closed
         for part in parts[1:]:
             if part and not part.startswith(NO_SPLIT_AFTER):
-                total += self.o200k.count(chunk + "\n")
+                total += closed(chunk)
                 chunk = part
             else:
                 chunk = chunk + "\n" + part
@@ -98,13 +111,13 @@ class Running:
         self.chunk: str | None = None
 
     def extend(self, items: list[Item]) -> None:
-        count, parts_of = self.counter.o200k.count, self.counter._parts_of
+        closed, parts_of = self.counter.closed, self.counter._parts_of
         for item in items:
             for part in parts_of(item):
                 if self.chunk is None:
                     self.chunk = part
                 elif part and not part.startswith(NO_SPLIT_AFTER):
-                    self.closed += count(self.chunk + "\n")
+                    self.closed += closed(self.chunk)
                     self.chunk = part
                 else:
                     self.chunk = self.chunk + "\n" + part
