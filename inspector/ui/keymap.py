@@ -121,8 +121,10 @@ APP_ACTIONS = (
 VIEW_ACTIONS = (
     Action("down,j", "move(1)", "Down", "next row", False, "↓, j"),
     Action("up,k", "move(-1)", "Up", "previous row", False, "↑, k"),
-    Action("pagedown,ctrl+f", "page(1)", "Page down", "one page down", False, "PgDn, ctrl+f"),
+    Action("pagedown,ctrl+f,space", "page(1)", "Page down", "one page down (as in less)", False, "PgDn, ctrl+f, Space"),
     Action("pageup,ctrl+b", "page(-1)", "Page up", "one page up", False, "PgUp, ctrl+b"),
+    Action("ctrl+d", "half_page(1)", "Half page down", "half a page down (as in less)", False, "ctrl+d"),
+    Action("ctrl+u", "half_page(-1)", "Half page up", "half a page up (as in less)", False, "ctrl+u"),
     Action("home", "first", "First", "first row", False, "Home"),
     Action("end,G", "last", "Last", "last row", False, "End, G"),
 )

@@ -316,6 +316,12 @@ class DualColumnView(ScrollView, can_focus=True):
         self.scroll_to(y=self.scroll_offset.y + direction * height, animate=False, immediate=True)
         self.scroll_to_cursor()
 
+    def action_half_page(self, direction: int) -> None:
+        half = max(1, self.scrollable_content_region.height // 2)
+        self.cursor += direction * half
+        self.scroll_to(y=self.scroll_offset.y + direction * half, animate=False, immediate=True)
+        self.scroll_to_cursor()
+
     def action_first(self) -> None:
         self.cursor = 0
 
