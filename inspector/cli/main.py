@@ -141,6 +141,11 @@ def build_app_parser() -> argparse.ArgumentParser:
     _version_option(parser)
     _policy_option(parser)
     parser.add_argument(
+        "--theme",
+        metavar="NAME",
+        help="the colour theme for this run (default: the one chosen last, ctrl+p changes it)",
+    )
+    parser.add_argument(
         "--follow", action="store_true", help="follow the file while an agent writes it (appends and rewrites)"
     )
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")

@@ -26,6 +26,7 @@ from .commands import InspectorCommands
 from .keyhold import KeyHolder
 from .keymap import APP_ACTIONS, HOST_ACTIONS, bindings
 from .messages import ChatShown, StartFailed, WorkerFailed
+from .prefs import load_prefs, save_pref
 from .screens.chat import VIEW_NAMES, ChatScreen
 from .screens.corpus import CorpusScreen
 from .screens.help import HelpScreen
@@ -57,6 +58,7 @@ class InspectorApp(App[None]):
         follow: bool = False,
         corpus: list[str] | None = None,
         input_format: str | None = None,
+        theme: str | None = None,
     ) -> None:
         """One chat (``source``), or with ``corpus`` the corpus view of those paths (files, folders, globs)."""
         super().__init__()
@@ -71,6 +73,8 @@ class InspectorApp(App[None]):
         self.notices: list[str] = []  # every notification's text, oldest first (tests read it)
         self.early_keys: list[events.Key] = []  # typed before the chat was on screen; replayed after
         self.key_holder = KeyHolder(self, self._dispatch_key)
+        self.asked_theme = theme  # --theme: this run's theme (else the one remembered from the last run)
+        self._theme_ready = False
 
     def get_default_screen(self) -> Screen[None]:
         if self.corpus:
@@ -106,6 +110,15 @@ class InspectorApp(App[None]):
         # handled during a why search on 20,000 messages; at 1 ms, about 15 ms (benchmarks/run.py).
         sys.setswitchinterval(0.001)
         self.sub_title = self.label
+        remembered = load_prefs().get("theme")
+        wanted = self.asked_theme or remembered
+        if isinstance(wanted, str) and wanted in self.available_themes:
+            self.theme = wanted
+        self._theme_ready = True  # from now on a change is the user's: remembered for the next run
+
+    def watch_theme(self, theme: str) -> None:
+        if self._theme_ready:
+            save_pref("theme", theme)
 
     # -- keys: held while the focus moves, and kept while the first chat loads -----------------
     async def on_event(self, event: events.Event) -> None:
@@ -256,15 +269,21 @@ def run_app(
         policy=getattr(args, "policy", None),
     )
     follow = bool(getattr(args, "follow", False))
+    theme = getattr(args, "theme", None)
+    if theme is not None:
+        from textual.theme import BUILTIN_THEMES
+
+        if theme not in BUILTIN_THEMES:
+            return 2, f"unknown --theme {theme!r}; known: {', '.join(sorted(BUILTIN_THEMES))}"
     if is_corpus(paths):
         if follow:
             return 2, "--follow follows one chat file, not a corpus (a directory, a glob or several paths)"
-        app = InspectorApp(None, setup, corpus=paths, input_format=args.input_format)
+        app = InspectorApp(None, setup, corpus=paths, input_format=args.input_format, theme=theme)
     else:
         path, label = (paths[0], None) if paths else (str(demo_chat_path()), None)
         if not paths:
             label = f"{Path(path).name} (bundled demo)"
-        app = InspectorApp(ChatSource.of(path, args.input_format), setup, label=label, follow=follow)
+        app = InspectorApp(ChatSource.of(path, args.input_format), setup, label=label, follow=follow, theme=theme)
     # SIGTERM/SIGHUP (a closed terminal): an orderly exit that restores the terminal (alternate screen,
     # mouse reporting), after removing the temporary file of an export being written in a worker thread
     import asyncio
