@@ -33,3 +33,32 @@ def test_why_counts_a_text_found_very_often_in_one_message_without_listing_every
     )
     regex = run_cli("why", chat, "a[b]", "--regex", scout_config=False).stdout.splitlines()[0]
     assert regex.startswith("'a[b]': 5,000 occurrence(s) in 1 message(s) (200 listed")
+
+
+def test_why_searches_fixes_for_the_newest_hidden_copies_only(tmp_path):
+    import json
+
+    messages = [{"role": "user", "content": "go zz"}]
+    for i in range(60):
+        call = json.dumps({"name": "f", "arguments": {"i": i}, "id": f"c{i}"})
+        out = json.dumps({"name": "f", "content": f"out {i} zz " + "x" * 3000, "id": f"c{i}"})
+        messages += [{"role": "function_call", "content": call}, {"role": "function_call_output", "content": out}]
+    chat = tmp_path / "freq.json"
+    chat.write_text(json.dumps(messages))
+    r = run_cli("why", chat, "zz", "--fixes-for", "3", "--format", "json", scout_config=False)
+    rows = json.loads(r.stdout)
+    hidden = [row for row in rows if not row["visible"]]
+    searched = [row for row in hidden if row["fixes"] or row["pair_fixes"]]
+    assert len(hidden) > 3 and len(searched) == 3
+    assert {row["index"] for row in searched} == set(sorted((row["index"] for row in hidden), reverse=True)[:3])
+    skipped = [row for row in hidden if row not in searched]
+    assert {row["blocked"] for row in skipped} == {
+        "fixes not searched: only the newest 3 hidden occurrences are (--fixes-for)"
+    }
+    assert (
+        f"{len(hidden):,} hidden occurrences: fixes searched for the newest 3 (--fixes-for 0 searches every one)"
+        in r.stderr
+    )
+    every = run_cli("why", chat, "zz", "--fixes-for", "0", "--format", "json", scout_config=False)
+    assert "not searched" not in every.stdout
+    assert sum(1 for row in json.loads(every.stdout) if row["fixes"] or row["pair_fixes"]) > 3

@@ -52,6 +52,13 @@ def add_parser(sub: Subcommands, common: AddCommon) -> None:
         metavar="N",
         help=f"with --timeline: the first N occurrences (default {TIMELINE_LIMIT}, as the app lists; 0: every one)",
     )
+    why.add_argument(
+        "--fixes-for",
+        type=_count,
+        default=FIXES_LIMIT,
+        metavar="N",
+        help=f"search fixes for the newest N hidden occurrences (default {FIXES_LIMIT}, as the app does; 0: every one)",
+    )
 
 
 def run(args: Namespace, inspection: Inspection) -> int:
@@ -61,7 +68,15 @@ def run(args: Namespace, inspection: Inspection) -> int:
     result = trace(inspection, args.text, regex=args.regex, ignore_case=args.ignore_case, prompt=prompt)
     if inspection.policy is not None:
         return _run_policy(args, inspection, prompt, result)
-    reports = fixes_for_trace(inspection, result, Replanner(inspection), context_window=args.context_window)
+    limit = args.fixes_for or None
+    reports = fixes_for_trace(
+        inspection, result, Replanner(inspection), context_window=args.context_window, limit=limit
+    )
+    hidden = sum(1 for o in result.occurrences if not o.visible and o.message is not None)
+    if limit is not None and hidden > limit:
+        note(
+            f"{hidden:,} hidden occurrences: fixes searched for the newest {limit:,} (--fixes-for 0 searches every one)"
+        )
     if args.format == "json":
         rows: list[dict[str, object]] = []
         for occurrence, report in zip(result.occurrences, reports):
@@ -88,7 +103,7 @@ def _run_policy(args: Namespace, inspection: Inspection, prompt: Prompt, result:
     """`why` under another framework's policy: its rule per occurrence, and its settings' smallest fixes."""
     from inspector.core.analysis.policy_fixes import policy_fixes
 
-    reports = policy_fixes(inspection, result.occurrences)
+    reports = policy_fixes(inspection, result.occurrences, args.fixes_for or None)
     if args.format == "json":
         rows = [
             {**o.as_dict(), "fixes": [f.as_dict() for f in r.fixes], "blocked": r.without}
@@ -161,6 +176,7 @@ def _tokens(text: str) -> int:
 
 
 TIMELINE_LIMIT = 200
+FIXES_LIMIT = 200  # a text found thousands of times: each hidden copy's fixes re-plan the chat per value
 
 
 def _count(text: str) -> int:

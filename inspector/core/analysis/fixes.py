@@ -673,7 +673,23 @@ def fixes_for_trace(
     replanner: Replanner | None = None,
     cancelled: Callable[[], bool] | None = None,
     context_window: int | None = None,
+    limit: int | None = None,
 ) -> list[FixReport]:
-    """A report per occurrence (visible ones get an empty report), sharing one plan cache."""
+    """A report per occurrence (visible ones get an empty report), sharing one plan cache. ``limit``: the
+    fixes are searched for the newest ``limit`` hidden occurrences (the copies a model would use); the
+    others' reports say they were not searched (a text found thousands of times re-plans per value)."""
     rp = replanner or Replanner(inspection)
-    return [find_fixes(inspection, o, rp, cancelled, context_window) for o in result.occurrences]
+    searched: set[int] | None = None
+    if limit is not None:
+        hidden = [k for k, o in enumerate(result.occurrences) if not o.visible and o.message is not None]
+        newest = sorted(hidden, key=lambda k: (-result.occurrences[k].row, k))[:limit]
+        searched = set(newest) if len(hidden) > limit else None
+    reports = []
+    for k, o in enumerate(result.occurrences):
+        if searched is not None and k not in searched and not o.visible and o.message is not None:
+            report = FixReport(o)
+            report.blocked = f"fixes not searched: only the newest {limit:,} hidden occurrences are (--fixes-for)"
+            reports.append(report)
+            continue
+        reports.append(find_fixes(inspection, o, rp, cancelled, context_window))
+    return reports

@@ -107,7 +107,11 @@ class PolicyFixReport:
         return out
 
 
-def policy_fixes(inspection: Inspection, occurrences: list[Occurrence]) -> list[PolicyFixReport]:
+def policy_fixes(
+    inspection: Inspection, occurrences: list[Occurrence], limit: int | None = None
+) -> list[PolicyFixReport]:
+    """Per occurrence, each numeric setting's smallest fix; ``limit``: only the newest that many hidden
+    occurrences are searched (the others get an empty report)."""
     settings = inspection.policy
     assert settings is not None
     partner = _partners(inspection)
@@ -121,9 +125,11 @@ def policy_fixes(inspection: Inspection, occurrences: list[Occurrence]) -> list[
             found = cache[(key, value)] = inspection.policy_prompt(settings.with_value(key, value))
         return found
 
+    hidden = [k for k, o in enumerate(occurrences) if not o.visible and o.message is not None]
+    searched = set(sorted(hidden, key=lambda k: (-occurrences[k].row, k))[:limit]) if limit is not None else None
     reports = []
-    for o in occurrences:
-        if o.visible or o.message is None:
+    for k, o in enumerate(occurrences):
+        if o.visible or o.message is None or (searched is not None and k not in searched):
             reports.append(PolicyFixReport([], []))
             continue
         index = o.message
