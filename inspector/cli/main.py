@@ -145,6 +145,14 @@ def build_app_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="the colour theme for this run (default: the one chosen last, ctrl+p changes it)",
     )
+    from .calls import window
+
+    parser.add_argument(
+        "--context-window",
+        type=window,
+        metavar="N",
+        help="the model's context window in tokens: the token chart (T) marks the calls over it (w there changes it)",
+    )
     parser.add_argument(
         "--follow", action="store_true", help="follow the file while an agent writes it (appends and rewrites)"
     )

@@ -74,6 +74,7 @@ class InspectorApp(App[None]):
         self.early_keys: list[events.Key] = []  # typed before the chat was on screen; replayed after
         self.key_holder = KeyHolder(self, self._dispatch_key)
         self.asked_theme = theme  # --theme: this run's theme (else the one remembered from the last run)
+        self.context_window: int | None = None  # tokens: the token chart marks the calls over it
         self._theme_ready = False
 
     def get_default_screen(self) -> Screen[None]:
@@ -270,6 +271,7 @@ def run_app(
     )
     follow = bool(getattr(args, "follow", False))
     theme = getattr(args, "theme", None)
+    window = getattr(args, "context_window", None)
     if theme is not None:
         from textual.theme import BUILTIN_THEMES
 
@@ -284,6 +286,7 @@ def run_app(
         if not paths:
             label = f"{Path(path).name} (bundled demo)"
         app = InspectorApp(ChatSource.of(path, args.input_format), setup, label=label, follow=follow, theme=theme)
+    app.context_window = window
     # SIGTERM/SIGHUP (a closed terminal): an orderly exit that restores the terminal (alternate screen,
     # mouse reporting), after removing the temporary file of an export being written in a worker thread
     import asyncio

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.core import tokens
-from inspector.core.calls.usage import CallTokens, call_usage
+from inspector.core.calls.usage import CallTokens, call_usage, trust_check
 from inspector.ui.widgets.token_chart import TokenSeries, chart_lines
 
 from .conftest import settle
@@ -45,7 +45,9 @@ async def test_t_charts_every_call_and_arrows_step_the_call_on_screen(make_app):
 def test_chart_lines_mark_the_call_the_window_and_recorded_usage():
     series = TokenSeries("o200k_base", (10, 20, 40, 80), (None, 25, None, 90), window=50)
     lines = chart_lines(series, 2, 4)
-    assert lines[0] == "prompt tokens (o200k_base) over 4 calls: max 80 · window 50 · call 2: 20 rebuilt, 25 recorded"
+    assert lines[0] == (
+        "prompt tokens (o200k_base) over 4 calls: max 80 · window 50 (1 over: !) · call 2: 20 rebuilt, 25 recorded"
+    )
     assert lines[-1] == " ▲ !"  # no record at call 1, the call on screen, call 4 over the window
     # scaled to the largest of the prompts, the records and the window (90): 24 levels over three rows
     assert lines[1:4] == ["   ▅", "  ▃█", "▃▅██"]
@@ -60,3 +62,32 @@ async def test_the_title_keeps_to_one_line_on_a_narrow_terminal(make_app):
         lines = app.chat.token_chart.text.splitlines()
         assert len(lines) == 5 and len(lines[0]) == 76 and lines[0].endswith("…")
         assert lines[-1].endswith("▲")  # the call on screen (the last) still marked
+
+
+def test_calls_the_trust_check_flags_are_marked():
+    series = TokenSeries("o200k_base", (10, 20, 40, 80), (12, 22, 400, 82), unexplained=frozenset({3}))
+    lines = chart_lines(series, None, 4)
+    assert lines[0] == "prompt tokens (o200k_base) over 4 calls: max 80 · 1 unexplained: ?"
+    assert lines[-1] == "••?•"
+
+
+async def test_w_in_the_chart_steps_the_context_window_and_the_trust_check_runs(make_app, write_chat):
+    app = make_app(DEMO_CHAT)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("T")
+        await settle(app, pilot)
+        chart = app.chat.token_chart
+        assert chart.series is not None and chart.series.window is None
+        history = app.chat.document.history
+        points = [
+            (n, r, b, history.call_counts(n).visible if r is not None else 0, None)
+            for n, (r, b) in enumerate(zip(chart.series.recorded, chart.series.rebuilt), 1)
+        ]
+        assert chart.series.unexplained == frozenset(u.call for u in trust_check(points).unexplained)
+        await pilot.press("w", "w")  # 8,192, then 32,768 tokens
+        await settle(app, pilot)
+        assert chart.series.window == 32_768 and app.context_window == 32_768
+        over = sum(1 for n in chart.series.rebuilt if n > 32_768)
+        assert ("window 32,768" + (f" ({over} over: !)" if over else "")) in chart.text
+        assert app.notices[-1] == "context window: 32,768 tokens"

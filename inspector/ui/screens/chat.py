@@ -35,7 +35,7 @@ from inspector.core.analysis.replan import Replanner
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.live import Follower
 from inspector.core.calls.timeline import CallSettings, index_at, message_tiers
-from inspector.core.calls.usage import CallTokens, call_usage
+from inspector.core.calls.usage import CallTokens, call_usage, trust_check
 from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
@@ -1387,8 +1387,26 @@ class ChatScreen(Screen[None]):
             usage, _ = call_usage(history, number)
             recorded.append(usage.prompt if usage is not None else None)
         label = tokens.ENCODINGS.get(name, name)
-        series = TokenSeries(label, tuple(rebuilt), tuple(recorded))
+        points: list[tuple[int, int | None, int, int, int | None]] = [
+            (n, r, b, history.call_counts(n).visible if r is not None else 0, None)
+            for n, (r, b) in enumerate(zip(recorded, rebuilt), 1)
+        ]
+        flagged = frozenset(u.call for u in trust_check(points).unexplained)
+        window = getattr(self.app, "context_window", None)
+        series = TokenSeries(label, tuple(rebuilt), tuple(recorded), window, flagged)
         self.post_message(TokensCounted(history, settings.key(), series))
+
+    @on(TokenChart.Window)
+    def _window_picked(self, event: TokenChart.Window) -> None:
+        self.app.context_window = event.tokens  # type: ignore[attr-defined]
+        known = self._token_series
+        if known is not None:
+            series = replace(known[2], window=event.tokens)
+            self._token_series = (known[0], known[1], series)
+            self.token_chart.show(series, self.document.call)
+        self.notify(
+            f"context window: {event.tokens:,} tokens" if event.tokens else "context window: none", markup=False
+        )
 
     @on(TokensCounted)
     def _tokens_counted(self, event: TokensCounted) -> None:

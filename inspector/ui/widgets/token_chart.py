@@ -1,5 +1,7 @@
 """The prompt's tokens at every model call, drawn: rebuilt (bars) and recorded by the API (dots), the
-context window and the call on screen. ←/→ (shift: ten) step through the calls; a click picks one.
+context window (calls over it marked !) and the call on screen. A call whose recorded prompt is further
+from the rebuilt one than the fitted overhead explains (the trust check) is marked ?. ←/→ (shift: ten)
+step through the calls; a click picks one.
 
 Each column is one call, or a bucket of calls when there are more calls than columns (its largest
 prompt). The text is built here from numbers only: nothing from the chat is drawn.
@@ -33,6 +35,7 @@ class TokenSeries:
     rebuilt: tuple[int, ...]
     recorded: tuple[int | None, ...]
     window: int | None = None
+    unexplained: frozenset[int] = frozenset()  # calls the trust check flags
 
 
 def columns(total: int, width: int) -> list[tuple[int, int]]:
@@ -66,6 +69,8 @@ def chart_lines(series: TokenSeries, current: int | None, width: int) -> list[st
             marks.append("▲")
         elif series.window is not None and mine > series.window:
             marks.append("!")
+        elif any(n in series.unexplained for n in range(a, b + 1)):
+            marks.append("?")
         elif theirs is not None:
             marks.append("•")
         else:
@@ -76,8 +81,12 @@ def chart_lines(series: TokenSeries, current: int | None, width: int) -> list[st
         now = f" · call {current}: {series.rebuilt[current - 1]:,} rebuilt" + (
             f", {seen:,} recorded" if seen is not None else ""
         )
-    window = f" · window {series.window:,}" if series.window is not None else ""
-    title = f"prompt tokens ({series.tokenizer}) over {total} calls: max {max(series.rebuilt):,}{window}{now}"
+    window = ""
+    if series.window is not None:
+        over = sum(1 for n in series.rebuilt if n > series.window)
+        window = f" · window {series.window:,}" + (f" ({over} over: !)" if over else "")
+    flagged = f" · {len(series.unexplained)} unexplained: ?" if series.unexplained else ""
+    title = f"prompt tokens ({series.tokenizer}) over {total} calls: max {max(series.rebuilt):,}{window}{flagged}{now}"
     return [title, *rows, "".join(marks)]
 
 
@@ -93,7 +102,9 @@ class TokenChart(Widget, can_focus=True):
         Binding("shift+left", "step(-10)", "Call -10", show=False),
         Binding("shift+right", "step(10)", "Call +10", show=False),
         Binding("escape", "screen.focus_list", "Back to list", show=False),
+        Binding("w", "window", "Context window", show=False),
     ]
+    WINDOWS = (None, 8_192, 32_768, 128_000, 200_000, 1_000_000)  # w steps through them
 
     @dataclass
     class Step(Message):
@@ -104,6 +115,12 @@ class TokenChart(Widget, can_focus=True):
     @dataclass
     class Pick(Message):
         number: int
+
+    @dataclass
+    class Window(Message):
+        """The context window the chart marks calls over (None: none)."""
+
+        tokens: int | None
 
     def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
@@ -135,6 +152,12 @@ class TokenChart(Widget, can_focus=True):
 
     def action_step(self, by: int) -> None:
         self.post_message(self.Step(by))
+
+    def action_window(self) -> None:
+        """The next context window (--context-window sets one at start)."""
+        now = self.series.window if self.series is not None else None
+        known = list(self.WINDOWS) if now in self.WINDOWS else [*self.WINDOWS, now]
+        self.post_message(self.Window(known[(known.index(now) + 1) % len(known)]))
 
     @on(events.Click)
     def _click(self, event: events.Click) -> None:
