@@ -92,6 +92,17 @@ def plain_count(history: ChatHistory, call: Call, parsed: Parsed) -> int | None:
     return history.response_index(call.number)
 
 
+def plain_tail_count(history: ChatHistory, call: Call, count: int, last: Message | None) -> int | None:
+    """``plain_count`` from the cut parse's message count and last message (``Marked.cut_tail``)."""
+    start = call.start
+    if count != start:
+        return None
+    source = history.source
+    if last is not None and last is not source[start - 1] and last.fields != source[start - 1].fields:
+        return None
+    return history.response_index(call.number)
+
+
 def plain_cut(history: ChatHistory, call: Call, parsed: Parsed) -> Chat | None:
     count = plain_count(history, call, parsed)
     if count is None:

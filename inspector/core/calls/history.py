@@ -22,7 +22,7 @@ from copy import copy
 from pathlib import Path
 
 from inspector.core import files
-from inspector.core.calls.cut import cut_chat, is_plain, is_prefix, plain_count
+from inspector.core.calls.cut import cut_chat, is_plain, is_prefix, plain_tail_count
 from inspector.core.calls.find import Call, CallIndex, index_calls
 from inspector.core.calls.grow import grow
 from inspector.core.errors import InputError
@@ -326,8 +326,8 @@ class ChatHistory:
         if self.whole.chat.format != scout_chat.NAME or call.line is None:
             return call.start  # the message list cut (cut_list): its first messages, the same config
         if self.plain and self.marked is not None:
-            parsed = self.marked.cut(call.line)
-            return plain_count(self, call, parsed) if parsed is not None else None
+            tail = self.marked.cut_tail(call.line)
+            return plain_tail_count(self, call, *tail) if tail is not None else None
         return None
 
     def at(self, number: int) -> Inspection:
