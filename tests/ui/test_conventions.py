@@ -91,8 +91,10 @@ async def test_on_a_narrow_terminal_the_palette_key_keeps_the_right_end_and_open
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         line = screen_text(app).splitlines()[-1]
-        assert line.startswith("q Quit f1 Help / Search ] Next cut") and line.endswith("▏^p palette")
-        assert len(line) == 79 and "Call ▸" not in line  # the list's last keys give way, as under the Footer
+        # the keys a user steps and edits with stay (< > t); Audit, Export and Next cut give way first
+        assert line.startswith("q Quit f1 Help / Search t Thresholds w Why < Call ◂ > Call ▸")
+        assert line.endswith("▏^p palette") and len(line) == 79
+        assert "Audit" not in line and "Export" not in line and "Next cut" not in line
         bar = app.query_one(KeyBar)
         start, _end, shown = bar.spans[-1]
         assert shown.description == "palette" and all(end <= start for _s, end, _k in bar.spans[:-1])

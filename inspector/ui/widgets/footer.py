@@ -46,6 +46,9 @@ def shown_keys(screen: Screen[object]) -> tuple[tuple[ShownKey, ...], ShownKey |
     return tuple(keys), palette
 
 
+GIVE_WAY = ("Audit", "Export", "Next cut", "Search", "Help")  # left out first when the bar is too narrow
+
+
 class KeyBar(Widget, can_focus=False):
     DEFAULT_CSS = """
     KeyBar { dock: bottom; height: 1; color: $footer-foreground; background: $footer-background; }
@@ -88,6 +91,7 @@ class KeyBar(Widget, can_focus=False):
     def render(self) -> Content:
         keys, palette = self.shown
         styles = self.get_visual_style("key-bar--key"), self.get_visual_style("key-bar--description")
+        keys = self._fitting(keys, palette, styles)
         parts: list[Content] = []
         spans: list[tuple[int, int, ShownKey]] = []
         x = 0
@@ -109,6 +113,24 @@ class KeyBar(Widget, can_focus=False):
                 spans.append((room + 1, room + 1 + part.cell_length, palette))
         self.spans = spans
         return line
+
+    def _fitting(
+        self, keys: tuple[ShownKey, ...], palette: ShownKey | None, styles: tuple[Style, Style]
+    ) -> tuple[ShownKey, ...]:
+        """On a narrow terminal the keys that give way first (GIVE_WAY) are left out, so the ones a user
+        steps and edits with (< > t) stay, rather than whatever comes last being cut."""
+        room = self.size.width - (self._key(palette, *styles).cell_length + 2 if palette is not None else 0)
+        width = sum(self._key(k, *styles).cell_length + 1 for k in keys)
+        if room <= 0 or width <= room:
+            return keys
+        kept = list(keys)
+        for description in GIVE_WAY:
+            if width <= room:
+                break
+            for shown in [k for k in kept if k.description == description]:
+                kept.remove(shown)
+                width -= self._key(shown, *styles).cell_length + 1
+        return tuple(kept)
 
     def key_at(self, x: int) -> ShownKey | None:
         return next((shown for start, end, shown in self.spans if start <= x < end), None)
