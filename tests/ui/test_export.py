@@ -12,7 +12,7 @@ from inspector.ui.results import ExportChoice
 from inspector.ui.screens.confirm import ConfirmScreen
 from inspector.ui.screens.export import ExportScreen, choices, default_path
 
-from .conftest import DEMO, edit, settle
+from .conftest import DEMO, edit, screen_text, settle
 
 
 @pytest.fixture(autouse=True)
@@ -150,3 +150,23 @@ async def test_export_refuses_when_scout_ai_would_raise(make_app, write_chat, tm
         await settle(app, pilot)
         assert not (tmp_path / "chat.prompt.json").exists()
         assert any("not exported" in n and "scout-ai would raise" in n for n in app.notices)
+
+
+async def test_the_export_dialog_says_what_it_writes_with_the_tokens_named(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        doc = app.chat.document
+        exact = app.chat._exact[1] if app.chat._exact is not None else None
+        screen = await open_export(app, pilot)
+        about = screen.about
+        totals = doc.totals
+        assert about.startswith(
+            f"the plan on screen (the whole chat): {totals.visible_messages:,} messages sent, "
+            f"{totals.chars_after:,} characters, "
+        )
+        if exact is not None:
+            assert about.endswith(f"{exact.after:,} tokens ({exact.tokenizer})")
+        else:
+            assert about.endswith(f"~{(totals.chars_after + 3) // 4:,} tokens (estimate: characters / 4)")
+        assert "the plan on screen (the whole chat): " in screen_text(app)  # shown in the dialog (wrapped)

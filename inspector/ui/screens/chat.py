@@ -1062,8 +1062,26 @@ class ChatScreen(Screen[None]):
             if isinstance(result, ExportChoice):
                 self.export(result)
 
-        screen = ExportScreen(self.path, included=self.read_files())
+        screen = ExportScreen(self.path, included=self.read_files(), about=self._export_about())
         self.push_dialog(cast("Screen[object]", screen), picked)
+
+    def _export_about(self) -> str:
+        """What the export holds: the plan on screen, its size in messages, characters and tokens (the
+        tokenizer named; the estimate until the exact count is in)."""
+        doc = self.doc
+        if doc is None:
+            return ""
+        totals = doc.totals
+        exact = self._exact[1] if self._exact is not None and self._exact[0] is doc.prompt else None
+        if exact is not None:
+            tokens_text = f"{exact.after:,} tokens ({exact.tokenizer})"
+        else:
+            tokens_text = f"~{(totals.chars_after + 3) // 4:,} tokens (estimate: characters / 4)"
+        where = f"call {doc.call}" if doc.call is not None else "the whole chat"
+        return (
+            f"the plan on screen ({where}): {totals.visible_messages:,} messages sent, "
+            f"{totals.chars_after:,} characters, {tokens_text}"
+        )
 
     def export(self, choice: ExportChoice) -> None:
         """Write the plan on screen (the one the list shows, not one re-planned from loose values)."""

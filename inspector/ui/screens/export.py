@@ -35,12 +35,21 @@ class ExportScreen(WriteDialog[ExportChoice]):
     RADIO_ID = "what"
     MESSAGE_ID = "export-message"
 
-    def __init__(self, source: str | None, kind: str = "prepare", fmt: str = "json", included: Sequence[str] = ()):
+    def __init__(
+        self,
+        source: str | None,
+        kind: str = "prepare",
+        fmt: str = "json",
+        included: Sequence[str] = (),
+        about: str = "",
+    ):
         super().__init__(source, included)
         self.kind, self.fmt = kind, fmt
+        self.about = about  # what is written: the plan on screen and its size, tokens named
 
     def heading(self) -> str:
-        return "Export (Enter in the path field writes, Esc cancels)"
+        head = "Export (Enter in the path field writes, Esc cancels)"
+        return f"{head}\n{self.about}" if self.about else head
 
     def options(self) -> list[tuple[str, str, bool]]:
         return [
