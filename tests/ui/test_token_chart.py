@@ -91,3 +91,43 @@ async def test_w_in_the_chart_steps_the_context_window_and_the_trust_check_runs(
         over = sum(1 for n in chart.series.rebuilt if n > 32_768)
         assert ("window 32,768" + (f" ({over} over: !)" if over else "")) in chart.text
         assert app.notices[-1] == "context window: 32,768 tokens"
+
+
+def test_the_budget_is_drawn_as_a_line_where_no_bar_reaches_it():
+    series = TokenSeries("o200k_base", (10, 20, 40, 80), (None,) * 4, budget=50, budget_label="trigger")
+    lines = chart_lines(series, None, 4)
+    assert lines[0] == "prompt tokens (o200k_base) over 4 calls: max 80 · budget 50 (trigger): ╌"
+    # 80 is the top (levels 3, 6, 12, 24 of 24); the budget's level, 15, falls in the second row, drawn
+    # there where no bar reaches
+    assert lines[1:4] == ["   █", "╌╌▄█", "▃▆██"]
+
+
+async def test_the_chart_shows_the_strategys_budget_and_the_strip_the_calls_over_the_window(make_app):
+    app = make_app(DEMO_CHAT)
+    app.context_window = 20_000
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("T")
+        await settle(app, pilot)
+        chart = app.chat.token_chart
+        assert chart.series is not None and chart.series.budget == 25_000
+        assert "budget 25,000 (max_tool_chars 100,000 / 4): ╌" in chart.text
+        over = [n for n, size in enumerate(chart.series.rebuilt, 1) if size > 20_000]
+        assert over  # the demo's prompts pass 20,000 tokens
+        await pilot.press("escape")
+        app.chat.go_to_row(4)
+        await settle(app, pilot, app.detail_delay + 0.05)
+        strip = app.query_one("#strip")
+        assert strip.shown is not None  # (label, tiers, call on screen, note): the note may be cut on screen
+        assert strip.shown[3].endswith(f"; ! over the 20,000-token window at {len(over)} call(s), from call {over[0]}")
+
+
+async def test_the_audit_lists_the_calls_over_the_apps_window(make_app):
+    from .test_audit_panel import open_audit
+
+    app = make_app(DEMO_CHAT)
+    app.context_window = 20_000
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await open_audit(app, pilot)
+        assert "over the 20,000-token window" in screen.list_text

@@ -60,8 +60,10 @@ class AuditScreen(Dialog[JumpTo | JumpToCall]):
         replanner: Replanner,
         history: ChatHistory | None = None,
         settings: CallSettings | None = None,
+        context_window: int | None = None,
     ) -> None:
         super().__init__()
+        self.context_window = context_window  # tokens: calls over it are findings (as explain --audit's)
         self.history = history  # the chat's model calls: a repeated call jumps to the call that made it
         self.settings = settings  # what each call is planned under (the edits on screen, else its own)
         self.inspection, self.replanner = inspection, replanner
@@ -87,9 +89,14 @@ class AuditScreen(Dialog[JumpTo | JumpToCall]):
         # planned here, not taken from the app: a debounced edit may not have re-planned yet
         history = self.history
         sent_before = None
+        extra = []
         if history is not None and self.inspection.chat is history.whole.chat:
             sent_before = tiers_before_calls(history, self.settings)  # judged at the call that repeated itself
-        self.post_message(Audited(audit(self.inspection, self.replanner.current(), sent_before)))
+            from inspector.core.calls.usage import usage_findings
+
+            extra = usage_findings(history, context_window=self.context_window)  # recorded usage, the window
+        prompt = self.replanner.current() if self.inspection.policy is None else self.inspection.prompt()
+        self.post_message(Audited(audit(self.inspection, prompt, sent_before, extra)))
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:

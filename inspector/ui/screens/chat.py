@@ -40,7 +40,7 @@ from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
 from inspector.core.model import Finding
-from inspector.core.peers.registry import POLICIES
+from inspector.core.peers.registry import POLICIES, PolicySettings, get, settings_for
 from inspector.core.policies.decision import Tier
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
@@ -152,6 +152,28 @@ def run_external(command: list[str], path: Path) -> int | None:
         return subprocess.run([*command, str(path)], check=False).returncode
     except OSError:
         return None
+
+
+def budget_of(whole: Inspection, settings: CallSettings) -> tuple[int | None, str]:
+    """The budget the plan keeps the prompt under, in tokens, and what it is (None: it has none in tokens):
+    shorten_tools' max_tool_chars (characters of tool outputs, / 4: an estimate), LangChain's trigger and
+    max_tokens, Inspect's threshold."""
+    policy = whole.policy
+    if policy is not None:
+        values = policy.as_dict()
+        for key in ("trigger", "max_tokens"):
+            if isinstance(values.get(key), int):
+                return values[key], key
+        if "threshold" in values and values["threshold"] != "always":
+            from inspector.core.peers.inspect_ai import threshold_tokens
+
+            return threshold_tokens(values["threshold"], values["context_window"]), "threshold"
+        return None, ""
+    names = whole.strategy_names() if settings.strategies is None else settings.strategies.split(",")
+    if names is not None and "shorten_tools" in names:
+        chars = (settings.thresholds or whole.thresholds).setting("max_tool_chars")
+        return int(chars) // 4, f"max_tool_chars {int(chars):,} / 4"
+    return None, ""
 
 
 class ChatScreen(Screen[None]):
@@ -394,6 +416,8 @@ class ChatScreen(Screen[None]):
         if event.generation != self.generation:
             return  # a newer change is on its way
         doc = self.doc = event.document
+        if self.follower is not None:
+            self.follower.history = doc.history  # another policy: the follow plans under it too
         self.show_pending_editor()
         self.view.set_changed(set(doc.changes))
         self.view.set_prompt(doc.prompt, doc.order)
@@ -408,7 +432,7 @@ class ChatScreen(Screen[None]):
         self._schedule_detail(0)
         self.request_tokens()
         self.request_header_tokens()
-        if self.strip_settings is not None and self.doc.call_settings().key() != self.strip_settings:
+        if self.strip_settings is not None and self.doc.plan_key() != self.strip_settings:
             self._schedule_strip(0)  # the timeline is planned under the edits too
         self.analysis_refresh()
 
@@ -463,22 +487,42 @@ class ChatScreen(Screen[None]):
         self.action_reset_thresholds()
 
     def set_strategies(self, strategies: str | None) -> None:
+        """A scout-ai strategy list (None: the chat's choice): scout-ai's strategies plan, whatever policy did."""
         if self.wanted is None:
             return
-        self._remember()
-        self.wanted = replace(self.wanted, strategies=strategies)
-        self.show_editor_with_plan()
-        self.schedule_replan(0)
+        self.apply_settings(replace(self.wanted, strategies=strategies, **self._scout_setup()))
 
     def apply_thresholds(self, thresholds: Thresholds, strategies: str | None, delay: float = 0) -> None:
+        """scout-ai's thresholds and strategies (a preset): planned by scout-ai's strategies."""
+        self.apply_settings(Settings(thresholds, strategies, **self._scout_setup()), delay)
+
+    def apply_settings(self, settings: Settings, delay: float = 0) -> None:
+        """Everything a plan is made under at once (undo, reset, a preset, a strategy list or policy picked)."""
+        if self.wanted is None or settings == self.wanted:
+            return
         self._remember()
-        self.wanted = Settings(thresholds, strategies)
+        self.wanted = settings
         self.show_editor_with_plan()
         self.schedule_replan(delay)
 
+    def _scout_setup(self) -> dict[str, object]:
+        """scout-ai's strategies again: no policy, the --set values the chat was opened with (when they
+        were scout-ai's)."""
+        return {"policy": None, "overrides": self.setup.overrides if self.setup.policy is None else ()}
+
     def show_editor(self, typing: str | None = None) -> None:
         wanted = self.settings
+        policy = wanted.policy_settings()
+        if policy is not None:
+            self.editor.show_policy(policy, self.policy_sources(policy.spec.name, wanted.overrides), typing=typing)
+            return
         self.editor.show(wanted.thresholds, wanted.strategies, self.active_keys(wanted.strategies), typing=typing)
+
+    def policy_sources(self, policy: str, overrides: tuple[tuple[str, str], ...]) -> dict[str, str]:
+        """Where each setting given comes from: the command line (--set, as the chat was opened with it) or
+        edited here; a setting not given is the policy's default."""
+        launched = self.setup.overrides_dict() if self.setup.policy == policy else {}
+        return {key: "--set" if launched.get(key) == text else "edited" for key, text in overrides}
 
     def show_editor_with_plan(self) -> None:
         """Values set at once (a preset, a fix, reset, another strategy list) go into the editor in the frame
@@ -514,7 +558,7 @@ class ChatScreen(Screen[None]):
         self.compare_panel.request(self.analysis_inspection(), self.replanner())
 
     def request_sweep(self) -> None:
-        if self.doc is not None:
+        if self.doc is not None and (self.wanted is None or self.wanted.policy is None):  # a policy: no chart
             self.editor.request_sweep(self.analysis_inspection(), self.doc.thresholds, self.replanner())
 
     @on(ThresholdEditor.KeyFocused)
@@ -536,12 +580,11 @@ class ChatScreen(Screen[None]):
                 self.go_to_row(result.row)
             elif isinstance(result, ApplyFix) and self.document.inspection.policy is not None:
                 fix, policy = result.fix, self.document.inspection.policy
-                given = {k: v for k, v, source in policy.shown() if source != "default"}
-                self.switch_policy(policy.spec.name, {**given, fix.key: str(fix.value)})
+                self.set_policy_values(policy.spec.name, {fix.key: str(fix.value)}, delay=0)
                 self.go_to_row(result.row)
                 self.notify(
                     f"{fix.key} = {fix.value:,} applied to {policy.spec.name}: message #{result.row} is now sent "
-                    f"(prompt {fix.delta_chars:+,} characters; P changes the policy)",
+                    f"(prompt {fix.delta_chars:+,} characters; ctrl+z undoes)",
                     markup=False,
                 )
             elif isinstance(result, ApplyFix):
@@ -596,7 +639,8 @@ class ChatScreen(Screen[None]):
             elif isinstance(result, JumpTo):
                 self.go_to_row(result.row)
 
-        screen = AuditScreen(doc.inspection, self.replanner(), doc.history, doc.call_settings())
+        window = getattr(self.app, "context_window", None)
+        screen = AuditScreen(doc.inspection, self.replanner(), doc.history, doc.call_settings(), window)
         self.push(cast("Screen[object]", screen), picked)
 
     # -- what is shown -------------------------------------------------------------------
@@ -837,10 +881,7 @@ class ChatScreen(Screen[None]):
     # -- thresholds, strategies, versions, presets ---------------------------------------
     async def action_thresholds(self) -> None:
         """Open the editor and move into it; from inside it (its own t binding) t closes it. Under another
-        framework's policy its settings are edited in the policy dialog."""
-        if self.doc is not None and self.doc.inspection.policy is not None:
-            self.action_policy()
-            return
+        framework's policy it shows that policy's settings."""
         editor = self.editor
         await editor.open()
         if not editor.has_focus_within:
@@ -862,7 +903,7 @@ class ChatScreen(Screen[None]):
         def done(choice: PolicyChoice | None) -> None:
             if choice is None:
                 return
-            self.switch_policy(choice.policy, choice.settings)
+            self.switch_policy(choice.policy, choice.settings)  # checked by the dialog
             if choice.policy is None:
                 self.notify("policy: scout-ai's strategies", markup=False)
                 return
@@ -873,34 +914,106 @@ class ChatScreen(Screen[None]):
         self.push(cast("Screen[object]", PolicyScreen(self.document.inspection.policy)), done)  # type: ignore[arg-type]
 
     def switch_policy(self, name: str | None, settings: dict[str, str] | None = None) -> None:
-        """Plan under another framework's policy ``name`` with ``settings`` as typed (None: scout-ai's strategies,
-        with the --set values the chat was opened with) from now on: the chat on screen, every call, a reload
-        and the follow all take it."""
-        doc = self.document
-        if name is None and self.setup.policy is None:
-            settings = self.setup.overrides_dict()
-        setup = doc.history.setup.with_policy(name, settings)
-        history = doc.history.with_setup(setup)
-        inspection = doc.inspection.with_policy(name, settings)
-        self.doc = replace(doc, history=history, inspection=inspection)
-        if self.follower is not None:
-            self.follower.history = history
-        if name is None and self.wanted is not None:
-            self.wanted = replace(self.wanted, thresholds=inspection.thresholds)
-        self.show_editor_with_plan()
-        self.schedule_replan(0)
+        """Plan under another framework's policy ``name`` with ``settings`` as typed (checked: a UsageError for
+        what it refuses; None: scout-ai's strategies, with the --set values the chat was opened with) from
+        now on: the re-plan gives the chat on screen, every call, a reload and the follow the policy."""
+        if self.wanted is None:
+            return
+        if name is None:
+            self.apply_settings(replace(self.wanted, **self._scout_setup()))
+            return
+        settings_for(name, settings or {})
+        self.apply_settings(replace(self.wanted, policy=name, overrides=tuple((settings or {}).items())))
+
+    @on(ThresholdEditor.PolicyPicked)
+    def _policy_picked(self, event: ThresholdEditor.PolicyPicked) -> None:
+        self.pick_policy(event.policy)
+
+    def pick_policy(self, name: str) -> None:
+        """A policy picked in the editor's list: planned with its defaults; one that needs a value first
+        (trim_messages's max_tokens) shows its settings with the one to fill in marked, the plan kept."""
+        if self.wanted is not None and self.wanted.policy == name:
+            return
+        try:
+            self.switch_policy(name)
+        except UsageError as exc:
+            spec = get(name)
+            defaults = PolicySettings(spec, tuple((p.name, p.default) for p in spec.params), frozenset())
+            self.editor.show_policy(defaults, {}, {self._blamed(spec.params, str(exc), None): str(exc)})
+            self.notify(f"{exc}; type it in the editor (the plan on screen is kept)", severity="warning", markup=False)
+            return
+        self.notify(f"policy: {name} (its defaults)", markup=False)
+
+    @staticmethod
+    def _blamed(params: tuple[Param, ...], message: str, typing: str | None) -> str:
+        """The setting a refusal is shown under: the one typed in, else the first the message names."""
+        if typing is not None:
+            return typing
+        return next((p.name for p in params if p.name in message), params[0].name if params else "")
+
+    @on(ThresholdEditor.PolicyEdited)
+    def _policy_edited(self, event: ThresholdEditor.PolicyEdited) -> None:
+        self.set_policy_values(event.policy, event.texts, typing=event.key)
+
+    def set_policy_values(
+        self, policy: str, texts: dict[str, str], typing: str | None = None, delay: float | None = None
+    ) -> bool:
+        """Settings of ``policy`` as typed (``typing``: the field typed in; every field's text is given then; a
+        fix gives one), each checked as the command line checks it: a refused one is marked in the editor
+        with its message and the plan on screen stays; else they plan (debounced, one undo step per field).
+        A setting is given when it was, when it is typed, or when it differs from its default."""
+        wanted = self.settings
+        spec = get(policy)
+        before = dict(wanted.overrides) if wanted.policy == policy else {}
+        overrides: dict[str, str] = {}
+        errors: dict[str, str] = {}
+        for param in spec.params:
+            text = texts.get(param.name)
+            if text is None:
+                if param.name in before:
+                    overrides[param.name] = before[param.name]
+                continue
+            text = text.strip()
+            if param.name not in before and param.name != typing and text == param.show(param.default):
+                continue
+            try:
+                param.parse(text, spec.name)
+            except UsageError as exc:
+                errors[param.name] = str(exc)
+                continue
+            overrides[param.name] = text
+        if not errors:
+            try:
+                settings_for(policy, overrides)  # the library's own checks across settings, a required one
+            except UsageError as exc:
+                errors[self._blamed(spec.params, str(exc), typing)] = str(exc)
+        if errors:
+            self.editor.mark_policy(policy, errors)
+            return False
+        asked = replace(wanted, policy=policy, overrides=tuple(overrides.items()))
+        if asked == wanted:
+            self.editor.mark_policy(policy, {})
+            return True
+        self._remember(typing)
+        self.wanted = asked
+        if typing is not None:
+            self._editor_due = False  # the sources now; the field typed in keeps its text
+            self.show_editor(typing=typing)
+        else:
+            self.show_editor_with_plan()
+        self.schedule_replan(delay)
+        return True
 
     def action_cycle_strategies(self) -> None:
-        policy = self.document.inspection.policy if self.doc is not None else None
-        # the policies that plan with their defaults (trim_messages needs its max_tokens: P sets it)
+        policy = self.wanted.policy if self.wanted is not None else None
+        # the policies that plan with their defaults (trim_messages needs its max_tokens: t or P sets it)
         names = [name for name, spec in POLICIES.items() if not any(p.required for p in spec.params)]
         if policy is not None:  # the policies come after scout-ai's strategies, each with its defaults
-            at = names.index(policy.spec.name) if policy.spec.name in names else -1
+            at = names.index(policy) if policy in names else -1
             if at + 1 < len(names):
                 self.switch_policy(names[at + 1])
-                self.notify(f"policy: {names[at + 1]} (its defaults; P edits its settings)", markup=False)
+                self.notify(f"policy: {names[at + 1]} (its defaults; t edits its settings)", markup=False)
             else:
-                self.switch_policy(None)
                 self.set_strategies(None)
                 self.notify("strategies: scout-ai's again", markup=False)
             return
@@ -909,7 +1022,7 @@ class ChatScreen(Screen[None]):
         last = [c for c in self.strategy_choices if c != chat or current == chat][-1]
         if current == last and names:
             self.switch_policy(names[0])
-            self.notify(f"policy: {names[0]} (its defaults; P edits its settings)", markup=False)
+            self.notify(f"policy: {names[0]} (its defaults; t edits its settings)", markup=False)
             return
         # the chat's choice and the same list named explicitly plan alike: one stop in the cycle, not two
         choices = [c for c in self.strategy_choices if c != chat or current == chat]
@@ -965,7 +1078,7 @@ class ChatScreen(Screen[None]):
         try:
             if version != was:
                 self.switch_version(version)
-            self.apply_thresholds(settings.thresholds, settings.strategies)
+            self.apply_settings(settings)
         finally:
             self._undoing = False
         back = [
@@ -975,6 +1088,12 @@ class ChatScreen(Screen[None]):
         ]
         if settings.strategies != before.strategies:
             back.append(f"strategies {settings.strategies or CHAT_CHOICE}")
+        if settings.policy != before.policy:
+            back.append(f"policy {settings.policy or 'none (scout-ai strategies)'}")
+        elif settings.policy is not None and settings.overrides != before.overrides:
+            now = dict(before.overrides)
+            back += [f"{k} {v}" for k, v in settings.overrides if now.get(k) != v]
+            back += [f"{k} default" for k in now if k not in dict(settings.overrides)]
         if version != was:
             back.append(f"scout-ai version {version or 'as inferred'}")
         self.notify("undone: " + (", ".join(back) or "the settings before"), markup=False)
@@ -1027,8 +1146,9 @@ class ChatScreen(Screen[None]):
             return
         if self.scout_version != self.setup.version:
             self.switch_version(self.setup.version)
-        self.apply_thresholds(self.doc.loaded, self.setup.strategies)
-        self.notify("thresholds, strategies and scout-ai version reset to the loaded ones")
+        setup = self.setup
+        self.apply_settings(Settings(self.doc.loaded, setup.strategies, setup.policy, setup.overrides))
+        self.notify("thresholds, strategies, policy and scout-ai version reset to the loaded ones")
 
     def action_presets(self) -> None:
         def picked(result: object) -> None:
@@ -1411,11 +1531,13 @@ class ChatScreen(Screen[None]):
         ]
         flagged = frozenset(u.call for u in trust_check(points).unexplained)
         window = getattr(self.app, "context_window", None)
-        series = TokenSeries(label, tuple(rebuilt), tuple(recorded), window, flagged)
+        budget, what = budget_of(history.whole, settings)
+        series = TokenSeries(label, tuple(rebuilt), tuple(recorded), window, flagged, budget, what)
         self.post_message(TokensCounted(history, settings.key(), series))
 
     @on(TokenChart.Window)
     def _window_picked(self, event: TokenChart.Window) -> None:
+        self._schedule_strip(0)  # the strip says which calls are over it
         self.app.context_window = event.tokens  # type: ignore[attr-defined]
         known = self._token_series
         if known is not None:
@@ -1433,6 +1555,8 @@ class ChatScreen(Screen[None]):
             return  # a newer history (a followed file grew) or other settings: counted again when asked
         self._token_series = (doc.history, event.settings, event.series)
         self.token_chart.show(event.series, doc.call)
+        if getattr(self.app, "context_window", None) is not None:
+            self._schedule_strip(0)  # the strip says which calls are over the window
 
     def request_header_tokens(self) -> None:
         """The header's tokens as the tokenizer counts them, off the UI thread: the estimate shows meanwhile."""
@@ -1537,7 +1661,7 @@ class ChatScreen(Screen[None]):
             return
         self.strip_generation += 1
         settings = doc.call_settings()
-        self.strip_settings = settings.key()
+        self.strip_settings = doc.plan_key()
         self._build_strip(doc.history, index, settings, self.strip_generation)
 
     @work(thread=True, exclusive=True, group="strip", description="the message's timeline", exit_on_error=False)
@@ -1567,11 +1691,23 @@ class ChatScreen(Screen[None]):
             note = f"sent at {calls_range(line.first, line.last_seen)}"
             note += f", cut from {cut}" if cut is not None and cut <= line.last_seen else ""
             note += f", hidden from {line.hidden_from}" if line.hidden_from is not None else ", to the last"
+        note += self._over_window_note(total)
         try:
             strip = self.query_one(CallStrip)
         except NoMatches:  # the app is closing
             return
         strip.show(f"#{self.view.current_row} over {calls_count(total)}", tiers, self.doc.call, note)
+
+    def _over_window_note(self, total: int) -> str:
+        """The calls whose prompt is over the context window (once the token chart has counted them)."""
+        window = getattr(self.app, "context_window", None)
+        known = self._token_series
+        if window is None or known is None or self.doc is None or known[0] is not self.doc.history:
+            return ""
+        over = [n for n, size in enumerate(known[2].rebuilt, 1) if size > window]
+        if not over or len(known[2].rebuilt) != total:
+            return ""
+        return f"; ! over the {window:,}-token window at {len(over)} call(s), from call {over[0]}"
 
     # -- follow the file (the screen's: it is this chat's file) ----------------------------
     def action_toggle_follow(self) -> None:

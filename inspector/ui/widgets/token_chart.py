@@ -36,6 +36,8 @@ class TokenSeries:
     recorded: tuple[int | None, ...]
     window: int | None = None
     unexplained: frozenset[int] = frozenset()  # calls the trust check flags
+    budget: int | None = None  # the strategy's (or policy's) budget in tokens, drawn as a line (╌)
+    budget_label: str = ""  # what it is: "max_tool_chars 100,000 / 4", "trigger"
 
 
 def columns(total: int, width: int) -> list[tuple[int, int]]:
@@ -57,12 +59,18 @@ def chart_lines(series: TokenSeries, current: int | None, width: int) -> list[st
     spans = columns(total, max(1, width))
     rebuilt = [max(series.rebuilt[a - 1 : b]) for a, b in spans]
     recorded = [max((r for r in series.recorded[a - 1 : b] if r is not None), default=None) for a, b in spans]
-    top = max([*rebuilt, *(r for r in recorded if r is not None), series.window or 0, 1])
+    top = max([*rebuilt, *(r for r in recorded if r is not None), series.window or 0, series.budget or 0, 1])
     levels = [round(v * ROWS * 8 / top) for v in rebuilt]
+    budget_row = None
+    if series.budget is not None:  # the row the budget's level falls in: drawn where no bar reaches it
+        budget_row = max(1, min(ROWS, -(-round(series.budget * ROWS * 8 / top) // 8)))
     rows = []
     for row in range(ROWS, 0, -1):
         base = (row - 1) * 8
-        rows.append("".join(BARS[max(0, min(8, level - base))] for level in levels))
+        cells = [BARS[max(0, min(8, level - base))] for level in levels]
+        if row == budget_row:
+            cells = ["╌" if cell == " " else cell for cell in cells]
+        rows.append("".join(cells))
     marks = []
     for (a, b), mine, theirs in zip(spans, rebuilt, recorded):
         if current is not None and a <= current <= b:
@@ -86,7 +94,11 @@ def chart_lines(series: TokenSeries, current: int | None, width: int) -> list[st
         over = sum(1 for n in series.rebuilt if n > series.window)
         window = f" · window {series.window:,}" + (f" ({over} over: !)" if over else "")
     flagged = f" · {len(series.unexplained)} unexplained: ?" if series.unexplained else ""
-    title = f"prompt tokens ({series.tokenizer}) over {total} calls: max {max(series.rebuilt):,}{window}{flagged}{now}"
+    budget = f" · budget {series.budget:,} ({series.budget_label}): ╌" if series.budget is not None else ""
+    title = (
+        f"prompt tokens ({series.tokenizer}) over {total} calls: max {max(series.rebuilt):,}"
+        f"{budget}{window}{flagged}{now}"
+    )
     return [title, *rows, "".join(marks)]
 
 
