@@ -40,7 +40,7 @@ from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
 from inspector.core.model import Finding
-from inspector.core.peers.registry import POLICIES, PolicySettings, get, settings_for
+from inspector.core.peers.registry import POLICIES
 from inspector.core.policies.decision import Tier
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
@@ -416,8 +416,6 @@ class ChatScreen(Screen[None]):
         if event.generation != self.generation:
             return  # a newer change is on its way
         doc = self.doc = event.document
-        if self.follower is not None:
-            self.follower.history = doc.history  # another policy: the follow plans under it too
         self.show_pending_editor()
         self.view.set_changed(set(doc.changes))
         self.view.set_prompt(doc.prompt, doc.order)
@@ -432,7 +430,7 @@ class ChatScreen(Screen[None]):
         self._schedule_detail(0)
         self.request_tokens()
         self.request_header_tokens()
-        if self.strip_settings is not None and self.doc.plan_key() != self.strip_settings:
+        if self.strip_settings is not None and self.doc.call_settings().key() != self.strip_settings:
             self._schedule_strip(0)  # the timeline is planned under the edits too
         self.analysis_refresh()
 
@@ -487,42 +485,22 @@ class ChatScreen(Screen[None]):
         self.action_reset_thresholds()
 
     def set_strategies(self, strategies: str | None) -> None:
-        """A scout-ai strategy list (None: the chat's choice): scout-ai's strategies plan, whatever policy did."""
         if self.wanted is None:
             return
-        self.apply_settings(replace(self.wanted, strategies=strategies, **self._scout_setup()))
+        self._remember()
+        self.wanted = replace(self.wanted, strategies=strategies)
+        self.show_editor_with_plan()
+        self.schedule_replan(0)
 
     def apply_thresholds(self, thresholds: Thresholds, strategies: str | None, delay: float = 0) -> None:
-        """scout-ai's thresholds and strategies (a preset): planned by scout-ai's strategies."""
-        self.apply_settings(Settings(thresholds, strategies, **self._scout_setup()), delay)
-
-    def apply_settings(self, settings: Settings, delay: float = 0) -> None:
-        """Everything a plan is made under at once (undo, reset, a preset, a strategy list or policy picked)."""
-        if self.wanted is None or settings == self.wanted:
-            return
         self._remember()
-        self.wanted = settings
+        self.wanted = Settings(thresholds, strategies)
         self.show_editor_with_plan()
         self.schedule_replan(delay)
 
-    def _scout_setup(self) -> dict[str, object]:
-        """scout-ai's strategies again: no policy, the --set values the chat was opened with (when they
-        were scout-ai's)."""
-        return {"policy": None, "overrides": self.setup.overrides if self.setup.policy is None else ()}
-
     def show_editor(self, typing: str | None = None) -> None:
         wanted = self.settings
-        policy = wanted.policy_settings()
-        if policy is not None:
-            self.editor.show_policy(policy, self.policy_sources(policy.spec.name, wanted.overrides), typing=typing)
-            return
         self.editor.show(wanted.thresholds, wanted.strategies, self.active_keys(wanted.strategies), typing=typing)
-
-    def policy_sources(self, policy: str, overrides: tuple[tuple[str, str], ...]) -> dict[str, str]:
-        """Where each setting given comes from: the command line (--set, as the chat was opened with it) or
-        edited here; a setting not given is the policy's default."""
-        launched = self.setup.overrides_dict() if self.setup.policy == policy else {}
-        return {key: "--set" if launched.get(key) == text else "edited" for key, text in overrides}
 
     def show_editor_with_plan(self) -> None:
         """Values set at once (a preset, a fix, reset, another strategy list) go into the editor in the frame
@@ -558,7 +536,7 @@ class ChatScreen(Screen[None]):
         self.compare_panel.request(self.analysis_inspection(), self.replanner())
 
     def request_sweep(self) -> None:
-        if self.doc is not None and (self.wanted is None or self.wanted.policy is None):  # a policy: no chart
+        if self.doc is not None:
             self.editor.request_sweep(self.analysis_inspection(), self.doc.thresholds, self.replanner())
 
     @on(ThresholdEditor.KeyFocused)
@@ -580,11 +558,12 @@ class ChatScreen(Screen[None]):
                 self.go_to_row(result.row)
             elif isinstance(result, ApplyFix) and self.document.inspection.policy is not None:
                 fix, policy = result.fix, self.document.inspection.policy
-                self.set_policy_values(policy.spec.name, {fix.key: str(fix.value)}, delay=0)
+                given = {k: v for k, v, source in policy.shown() if source != "default"}
+                self.switch_policy(policy.spec.name, {**given, fix.key: str(fix.value)})
                 self.go_to_row(result.row)
                 self.notify(
                     f"{fix.key} = {fix.value:,} applied to {policy.spec.name}: message #{result.row} is now sent "
-                    f"(prompt {fix.delta_chars:+,} characters; ctrl+z undoes)",
+                    f"(prompt {fix.delta_chars:+,} characters; P changes the policy)",
                     markup=False,
                 )
             elif isinstance(result, ApplyFix):
@@ -881,7 +860,10 @@ class ChatScreen(Screen[None]):
     # -- thresholds, strategies, versions, presets ---------------------------------------
     async def action_thresholds(self) -> None:
         """Open the editor and move into it; from inside it (its own t binding) t closes it. Under another
-        framework's policy it shows that policy's settings."""
+        framework's policy its settings are edited in the policy dialog."""
+        if self.doc is not None and self.doc.inspection.policy is not None:
+            self.action_policy()
+            return
         editor = self.editor
         await editor.open()
         if not editor.has_focus_within:
@@ -903,7 +885,7 @@ class ChatScreen(Screen[None]):
         def done(choice: PolicyChoice | None) -> None:
             if choice is None:
                 return
-            self.switch_policy(choice.policy, choice.settings)  # checked by the dialog
+            self.switch_policy(choice.policy, choice.settings)
             if choice.policy is None:
                 self.notify("policy: scout-ai's strategies", markup=False)
                 return
@@ -914,106 +896,34 @@ class ChatScreen(Screen[None]):
         self.push(cast("Screen[object]", PolicyScreen(self.document.inspection.policy)), done)  # type: ignore[arg-type]
 
     def switch_policy(self, name: str | None, settings: dict[str, str] | None = None) -> None:
-        """Plan under another framework's policy ``name`` with ``settings`` as typed (checked: a UsageError for
-        what it refuses; None: scout-ai's strategies, with the --set values the chat was opened with) from
-        now on: the re-plan gives the chat on screen, every call, a reload and the follow the policy."""
-        if self.wanted is None:
-            return
-        if name is None:
-            self.apply_settings(replace(self.wanted, **self._scout_setup()))
-            return
-        settings_for(name, settings or {})
-        self.apply_settings(replace(self.wanted, policy=name, overrides=tuple((settings or {}).items())))
-
-    @on(ThresholdEditor.PolicyPicked)
-    def _policy_picked(self, event: ThresholdEditor.PolicyPicked) -> None:
-        self.pick_policy(event.policy)
-
-    def pick_policy(self, name: str) -> None:
-        """A policy picked in the editor's list: planned with its defaults; one that needs a value first
-        (trim_messages's max_tokens) shows its settings with the one to fill in marked, the plan kept."""
-        if self.wanted is not None and self.wanted.policy == name:
-            return
-        try:
-            self.switch_policy(name)
-        except UsageError as exc:
-            spec = get(name)
-            defaults = PolicySettings(spec, tuple((p.name, p.default) for p in spec.params), frozenset())
-            self.editor.show_policy(defaults, {}, {self._blamed(spec.params, str(exc), None): str(exc)})
-            self.notify(f"{exc}; type it in the editor (the plan on screen is kept)", severity="warning", markup=False)
-            return
-        self.notify(f"policy: {name} (its defaults)", markup=False)
-
-    @staticmethod
-    def _blamed(params: tuple[Param, ...], message: str, typing: str | None) -> str:
-        """The setting a refusal is shown under: the one typed in, else the first the message names."""
-        if typing is not None:
-            return typing
-        return next((p.name for p in params if p.name in message), params[0].name if params else "")
-
-    @on(ThresholdEditor.PolicyEdited)
-    def _policy_edited(self, event: ThresholdEditor.PolicyEdited) -> None:
-        self.set_policy_values(event.policy, event.texts, typing=event.key)
-
-    def set_policy_values(
-        self, policy: str, texts: dict[str, str], typing: str | None = None, delay: float | None = None
-    ) -> bool:
-        """Settings of ``policy`` as typed (``typing``: the field typed in; every field's text is given then; a
-        fix gives one), each checked as the command line checks it: a refused one is marked in the editor
-        with its message and the plan on screen stays; else they plan (debounced, one undo step per field).
-        A setting is given when it was, when it is typed, or when it differs from its default."""
-        wanted = self.settings
-        spec = get(policy)
-        before = dict(wanted.overrides) if wanted.policy == policy else {}
-        overrides: dict[str, str] = {}
-        errors: dict[str, str] = {}
-        for param in spec.params:
-            text = texts.get(param.name)
-            if text is None:
-                if param.name in before:
-                    overrides[param.name] = before[param.name]
-                continue
-            text = text.strip()
-            if param.name not in before and param.name != typing and text == param.show(param.default):
-                continue
-            try:
-                param.parse(text, spec.name)
-            except UsageError as exc:
-                errors[param.name] = str(exc)
-                continue
-            overrides[param.name] = text
-        if not errors:
-            try:
-                settings_for(policy, overrides)  # the library's own checks across settings, a required one
-            except UsageError as exc:
-                errors[self._blamed(spec.params, str(exc), typing)] = str(exc)
-        if errors:
-            self.editor.mark_policy(policy, errors)
-            return False
-        asked = replace(wanted, policy=policy, overrides=tuple(overrides.items()))
-        if asked == wanted:
-            self.editor.mark_policy(policy, {})
-            return True
-        self._remember(typing)
-        self.wanted = asked
-        if typing is not None:
-            self._editor_due = False  # the sources now; the field typed in keeps its text
-            self.show_editor(typing=typing)
-        else:
-            self.show_editor_with_plan()
-        self.schedule_replan(delay)
-        return True
+        """Plan under another framework's policy ``name`` with ``settings`` as typed (None: scout-ai's strategies,
+        with the --set values the chat was opened with) from now on: the chat on screen, every call, a reload
+        and the follow all take it."""
+        doc = self.document
+        if name is None and self.setup.policy is None:
+            settings = self.setup.overrides_dict()
+        setup = doc.history.setup.with_policy(name, settings)
+        history = doc.history.with_setup(setup)
+        inspection = doc.inspection.with_policy(name, settings)
+        self.doc = replace(doc, history=history, inspection=inspection)
+        if self.follower is not None:
+            self.follower.history = history
+        if name is None and self.wanted is not None:
+            self.wanted = replace(self.wanted, thresholds=inspection.thresholds)
+        self.show_editor_with_plan()
+        self.schedule_replan(0)
 
     def action_cycle_strategies(self) -> None:
-        policy = self.wanted.policy if self.wanted is not None else None
-        # the policies that plan with their defaults (trim_messages needs its max_tokens: t or P sets it)
+        policy = self.document.inspection.policy if self.doc is not None else None
+        # the policies that plan with their defaults (trim_messages needs its max_tokens: P sets it)
         names = [name for name, spec in POLICIES.items() if not any(p.required for p in spec.params)]
         if policy is not None:  # the policies come after scout-ai's strategies, each with its defaults
-            at = names.index(policy) if policy in names else -1
+            at = names.index(policy.spec.name) if policy.spec.name in names else -1
             if at + 1 < len(names):
                 self.switch_policy(names[at + 1])
-                self.notify(f"policy: {names[at + 1]} (its defaults; t edits its settings)", markup=False)
+                self.notify(f"policy: {names[at + 1]} (its defaults; P edits its settings)", markup=False)
             else:
+                self.switch_policy(None)
                 self.set_strategies(None)
                 self.notify("strategies: scout-ai's again", markup=False)
             return
@@ -1022,7 +932,7 @@ class ChatScreen(Screen[None]):
         last = [c for c in self.strategy_choices if c != chat or current == chat][-1]
         if current == last and names:
             self.switch_policy(names[0])
-            self.notify(f"policy: {names[0]} (its defaults; t edits its settings)", markup=False)
+            self.notify(f"policy: {names[0]} (its defaults; P edits its settings)", markup=False)
             return
         # the chat's choice and the same list named explicitly plan alike: one stop in the cycle, not two
         choices = [c for c in self.strategy_choices if c != chat or current == chat]
@@ -1078,7 +988,7 @@ class ChatScreen(Screen[None]):
         try:
             if version != was:
                 self.switch_version(version)
-            self.apply_settings(settings)
+            self.apply_thresholds(settings.thresholds, settings.strategies)
         finally:
             self._undoing = False
         back = [
@@ -1088,12 +998,6 @@ class ChatScreen(Screen[None]):
         ]
         if settings.strategies != before.strategies:
             back.append(f"strategies {settings.strategies or CHAT_CHOICE}")
-        if settings.policy != before.policy:
-            back.append(f"policy {settings.policy or 'none (scout-ai strategies)'}")
-        elif settings.policy is not None and settings.overrides != before.overrides:
-            now = dict(before.overrides)
-            back += [f"{k} {v}" for k, v in settings.overrides if now.get(k) != v]
-            back += [f"{k} default" for k in now if k not in dict(settings.overrides)]
         if version != was:
             back.append(f"scout-ai version {version or 'as inferred'}")
         self.notify("undone: " + (", ".join(back) or "the settings before"), markup=False)
@@ -1146,9 +1050,8 @@ class ChatScreen(Screen[None]):
             return
         if self.scout_version != self.setup.version:
             self.switch_version(self.setup.version)
-        setup = self.setup
-        self.apply_settings(Settings(self.doc.loaded, setup.strategies, setup.policy, setup.overrides))
-        self.notify("thresholds, strategies, policy and scout-ai version reset to the loaded ones")
+        self.apply_thresholds(self.doc.loaded, self.setup.strategies)
+        self.notify("thresholds, strategies and scout-ai version reset to the loaded ones")
 
     def action_presets(self) -> None:
         def picked(result: object) -> None:
@@ -1661,7 +1564,7 @@ class ChatScreen(Screen[None]):
             return
         self.strip_generation += 1
         settings = doc.call_settings()
-        self.strip_settings = doc.plan_key()
+        self.strip_settings = settings.key()
         self._build_strip(doc.history, index, settings, self.strip_generation)
 
     @work(thread=True, exclusive=True, group="strip", description="the message's timeline", exit_on_error=False)
