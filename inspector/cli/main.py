@@ -127,7 +127,7 @@ def build_app_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         action="append",
         default=[],
-        help="start with this threshold value (repeatable)",
+        help="start with this threshold value, or under --policy that policy's setting (repeatable)",
     )
     parser.add_argument("--strategies", metavar="LIST", help="comma-separated strategies (default: the chat's choice)")
     parser.add_argument("--input-format", metavar="FORMAT", help="force the input format instead of detecting it")

@@ -15,19 +15,41 @@ from inspector.core.calls.changes import TierChange, changes_since_previous
 from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.timeline import CallSettings
 from inspector.core.inspection import Inspection
+from inspector.core.peers.registry import PolicySettings, settings_for
 from inspector.core.present.rows import RowModel, filter_rows, rows_at, summary_totals
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.totals import Totals
+from inspector.core.setup import Setup
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     """What the user asks the plan to be made under: the editor's values and the strategy list (None:
-    the chat's choice). The scout-ai version is part of the history's setup."""
+    the chat's choice), or another framework's policy (None: scout-ai's strategies) and the setup's
+    overrides (scout-ai's --set values, or under a policy its settings as typed). The scout-ai version
+    is part of the history's setup."""
 
     thresholds: Thresholds
     strategies: str | None
+    policy: str | None = None
+    overrides: tuple[tuple[str, str], ...] = ()
+
+    def policy_settings(self) -> PolicySettings | None:
+        """The policy asked for with its settings (None: scout-ai's strategies); checked when asked for."""
+        return settings_for(self.policy, dict(self.overrides)) if self.policy is not None else None
+
+
+def setup_under(setup: Setup, settings: Settings) -> Setup:
+    """``setup`` (a history's) under the policy and overrides ``settings`` asks for: itself when they agree."""
+    if (setup.policy, setup.overrides) == (settings.policy, settings.overrides):
+        return setup
+    return setup.with_policy(settings.policy, dict(settings.overrides))
+
+
+def history_under(history: ChatHistory, settings: Settings) -> ChatHistory:
+    """The history with ``settings``' policy: every call, a reload and the follow plan under it."""
+    return history.with_setup(setup_under(history.setup, settings))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +82,8 @@ class Document:
 
     @property
     def settings(self) -> Settings:
-        return Settings(self.inspection.thresholds, self.inspection.strategies)
+        setup = self.history.setup
+        return Settings(self.inspection.thresholds, self.inspection.strategies, setup.policy, setup.overrides)
 
     @property
     def thresholds(self) -> Thresholds:
@@ -77,14 +100,23 @@ class Document:
         return self.thresholds.key() != self.loaded.key()
 
     def call_settings(self) -> CallSettings:
-        """What the strip and why's timelines plan every call under: what stepping to a call plans it under."""
+        """What the strip and why's timelines plan every call under: what stepping to a call plans it under.
+        Under another framework's policy each call is planned by the history's setup (the policy)."""
+        if self.history.setup.policy is not None:
+            return CallSettings()
         return CallSettings(self.thresholds if self.edited else None, self.strategies)
+
+    def plan_key(self) -> tuple[object, ...]:
+        """What every call is planned under, the policy included (two keys equal: the same timelines)."""
+        setup = self.history.setup
+        return (self.call_settings().key(), setup.policy, setup.overrides if setup.policy is not None else ())
 
 
 def open_document(history: ChatHistory, settings: Settings | None, row_filter: RowFilter) -> Document:
     """The whole chat of a history just read; ``settings``: keep these (a reload), else the loaded ones."""
     whole = history.whole
-    return plan_call(history, None, settings or Settings(whole.thresholds, whole.strategies), row_filter, True)
+    settings = settings or Settings(whole.thresholds, whole.strategies, history.setup.policy, history.setup.overrides)
+    return plan_call(history, None, settings, row_filter, True)
 
 
 def plan_call(
@@ -92,6 +124,7 @@ def plan_call(
 ) -> Document:
     """The chat before call ``number`` (None: the whole chat), planned under ``settings`` when ``edited``,
     else under the call's own thresholds (its chat's config lines), as scout-ai ran it."""
+    history = history_under(history, settings)
     base = history.whole if number is None else history.at(number)
     thresholds = settings.thresholds if edited else base.thresholds
     inspection = base.with_setup(base.setup.with_strategies(settings.strategies), thresholds)
@@ -114,12 +147,16 @@ def plan_call(
 
 
 def replan(doc: Document, settings: Settings, row_filter: RowFilter) -> Document:
-    """The same chat under other settings (one pass over the cached facts)."""
+    """The same chat under other settings (one pass over the cached facts); another policy: the history
+    takes it too (every call is then planned under it)."""
     base = doc.inspection
-    inspection = base.with_setup(base.setup.with_strategies(settings.strategies), settings.thresholds)
+    history = history_under(doc.history, settings)
+    setup = setup_under(base.setup, settings).with_strategies(settings.strategies)
+    inspection = base.with_setup(setup, settings.thresholds)
     prompt = inspection.prompt()  # a raising plugin goes to the worker's failure handler
     planned = replace(
         doc,
+        history=history,
         inspection=inspection,
         prompt=prompt,
         totals=summary_totals(doc.rows, prompt),
@@ -127,7 +164,7 @@ def replan(doc: Document, settings: Settings, row_filter: RowFilter) -> Document
     )
     if doc.call is None:
         return planned
-    found = changes_since_previous(doc.history, doc.call, planned.call_settings())
+    found = changes_since_previous(planned.history, doc.call, planned.call_settings())
     return replace(planned, changes={doc.rows.numbers.row_of_message(c.index): c for c in found})
 
 

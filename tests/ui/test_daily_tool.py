@@ -123,7 +123,7 @@ async def test_s_cycles_without_two_stops_that_read_shorten_tools(make_app):
         assert seen[0] == "strategies: none"
         first = next(k for k, notice in enumerate(seen) if notice.startswith("policy: "))
         assert all(notice.startswith("strategies: ") for notice in seen[:first])
-        assert seen[first:] == [f"policy: {name} (its defaults; P edits its settings)" for name in cycled]
+        assert seen[first:] == [f"policy: {name} (its defaults; t edits its settings)" for name in cycled]
         assert "langchain.trim_messages" not in cycled  # it needs max_tokens: P sets it
         await pilot.press("s")
         await settle(app, pilot)

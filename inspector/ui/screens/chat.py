@@ -40,7 +40,7 @@ from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.atomic import write_atomic
 from inspector.core.model import Finding
-from inspector.core.peers.registry import POLICIES
+from inspector.core.peers.registry import POLICIES, Param, PolicySettings, get, settings_for
 from inspector.core.policies.decision import Tier
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
@@ -416,6 +416,8 @@ class ChatScreen(Screen[None]):
         if event.generation != self.generation:
             return  # a newer change is on its way
         doc = self.doc = event.document
+        if self.follower is not None:
+            self.follower.history = doc.history  # another policy: the follow plans under it too
         self.show_pending_editor()
         self.view.set_changed(set(doc.changes))
         self.view.set_prompt(doc.prompt, doc.order)
@@ -430,7 +432,7 @@ class ChatScreen(Screen[None]):
         self._schedule_detail(0)
         self.request_tokens()
         self.request_header_tokens()
-        if self.strip_settings is not None and self.doc.call_settings().key() != self.strip_settings:
+        if self.strip_settings is not None and self.doc.plan_key() != self.strip_settings:
             self._schedule_strip(0)  # the timeline is planned under the edits too
         self.analysis_refresh()
 
@@ -485,22 +487,45 @@ class ChatScreen(Screen[None]):
         self.action_reset_thresholds()
 
     def set_strategies(self, strategies: str | None) -> None:
+        """A scout-ai strategy list (None: the chat's choice): scout-ai's strategies plan, whatever policy did."""
         if self.wanted is None:
             return
-        self._remember()
-        self.wanted = replace(self.wanted, strategies=strategies)
-        self.show_editor_with_plan()
-        self.schedule_replan(0)
+        self.apply_settings(self._as_scout(replace(self.wanted, strategies=strategies)))
 
     def apply_thresholds(self, thresholds: Thresholds, strategies: str | None, delay: float = 0) -> None:
+        """scout-ai's thresholds and strategies (a preset): planned by scout-ai's strategies."""
+        self.apply_settings(self._as_scout(Settings(thresholds, strategies)), delay)
+
+    def apply_settings(self, settings: Settings, delay: float = 0) -> None:
+        """Everything a plan is made under at once (undo, reset, a preset, a strategy list or policy picked)."""
+        if self.wanted is None:
+            return
+        if settings == self.wanted:
+            self.show_editor()  # what the editor may show instead (a policy that needs a value first) goes
+            return
         self._remember()
-        self.wanted = Settings(thresholds, strategies)
+        self.wanted = settings
         self.show_editor_with_plan()
         self.schedule_replan(delay)
 
+    def _as_scout(self, settings: Settings) -> Settings:
+        """``settings`` planned by scout-ai's strategies: no policy, the --set values the chat was opened with
+        (when they were scout-ai's)."""
+        return replace(settings, policy=None, overrides=self.setup.overrides if self.setup.policy is None else ())
+
     def show_editor(self, typing: str | None = None) -> None:
         wanted = self.settings
+        policy = wanted.policy_settings()
+        if policy is not None:
+            self.editor.show_policy(policy, self.policy_sources(policy.spec.name, wanted.overrides), typing=typing)
+            return
         self.editor.show(wanted.thresholds, wanted.strategies, self.active_keys(wanted.strategies), typing=typing)
+
+    def policy_sources(self, policy: str, overrides: tuple[tuple[str, str], ...]) -> dict[str, str]:
+        """Where each setting given comes from: the command line (--set, as the chat was opened with it) or
+        edited here; a setting not given is the policy's default."""
+        launched = self.setup.overrides_dict() if self.setup.policy == policy else {}
+        return {key: "--set" if launched.get(key) == text else "edited" for key, text in overrides}
 
     def show_editor_with_plan(self) -> None:
         """Values set at once (a preset, a fix, reset, another strategy list) go into the editor in the frame
@@ -536,7 +561,7 @@ class ChatScreen(Screen[None]):
         self.compare_panel.request(self.analysis_inspection(), self.replanner())
 
     def request_sweep(self) -> None:
-        if self.doc is not None:
+        if self.doc is not None and (self.wanted is None or self.wanted.policy is None):  # a policy: no chart
             self.editor.request_sweep(self.analysis_inspection(), self.doc.thresholds, self.replanner())
 
     @on(ThresholdEditor.KeyFocused)
@@ -558,12 +583,11 @@ class ChatScreen(Screen[None]):
                 self.go_to_row(result.row)
             elif isinstance(result, ApplyFix) and self.document.inspection.policy is not None:
                 fix, policy = result.fix, self.document.inspection.policy
-                given = {k: v for k, v, source in policy.shown() if source != "default"}
-                self.switch_policy(policy.spec.name, {**given, fix.key: str(fix.value)})
+                self.set_policy_values(policy.spec.name, {fix.key: str(fix.value)}, delay=0)
                 self.go_to_row(result.row)
                 self.notify(
                     f"{fix.key} = {fix.value:,} applied to {policy.spec.name}: message #{result.row} is now sent "
-                    f"(prompt {fix.delta_chars:+,} characters; P changes the policy)",
+                    f"(prompt {fix.delta_chars:+,} characters; ctrl+z undoes)",
                     markup=False,
                 )
             elif isinstance(result, ApplyFix):
@@ -627,14 +651,18 @@ class ChatScreen(Screen[None]):
         doc = self.document
         chat, prompt = doc.inspection.chat, doc.prompt
         policy = doc.inspection.policy
+        version = prompt.version
         if policy is not None:  # another framework's policy: its name, the settings given, exact or not
-            strategies = "policy " + policy.label() + ("" if policy.spec.exact else " (approximate)")
+            name = policy.spec.name  # "approximate" before the settings: a narrow header keeps it
+            given = policy.label().removeprefix(name)
+            strategies = f"policy {name}{'' if policy.spec.exact else ' (approximate)'}{given}"
+            version = ""  # no scout-ai version plans it (the editor names the library reproduced)
         else:
             origin = "" if doc.strategies is not None else f" ({self._unpicked_origin(doc.inspection)})"
             strategies = prompt.strategy_label + origin
         exact = self._exact[1] if self._exact is not None and self._exact[0] is doc.prompt else None
         self.query_one(SummaryBar).show(
-            self.call_label(), chat.format, strategies, doc.totals, prompt.version, self._where(), exact
+            self.call_label(), chat.format, strategies, doc.totals, version, self._where(), exact
         )
         lines, error = [], False
         if prompt.error is not None:
@@ -642,8 +670,10 @@ class ChatScreen(Screen[None]):
             lines.append(f"{prompt.error.raiser} would raise, so nothing is sent: {prompt.describe_error()}")
         elif policy is not None:
             outcome = getattr(prompt.planner, "outcome", lambda: None)()
-            if outcome is not None:
-                lines.append(f"{policy.spec.name}: {outcome.summary}")
+            if outcome is not None:  # the name here too: a narrow header cuts it
+                approximate = "" if policy.spec.exact else " (approximate)"
+                summary = outcome.summary.removesuffix(" (approximate)")  # said by the name, which stays
+                lines.append(f"{policy.spec.name}{approximate}: {summary}")
         if chat.findings:
             lines.append(findings_line(chat.findings))
         warnings = self.thresholds.warnings
@@ -860,10 +890,7 @@ class ChatScreen(Screen[None]):
     # -- thresholds, strategies, versions, presets ---------------------------------------
     async def action_thresholds(self) -> None:
         """Open the editor and move into it; from inside it (its own t binding) t closes it. Under another
-        framework's policy its settings are edited in the policy dialog."""
-        if self.doc is not None and self.doc.inspection.policy is not None:
-            self.action_policy()
-            return
+        framework's policy it shows that policy's settings."""
         editor = self.editor
         await editor.open()
         if not editor.has_focus_within:
@@ -885,7 +912,7 @@ class ChatScreen(Screen[None]):
         def done(choice: PolicyChoice | None) -> None:
             if choice is None:
                 return
-            self.switch_policy(choice.policy, choice.settings)
+            self.switch_policy(choice.policy, choice.settings)  # checked by the dialog
             if choice.policy is None:
                 self.notify("policy: scout-ai's strategies", markup=False)
                 return
@@ -896,34 +923,109 @@ class ChatScreen(Screen[None]):
         self.push(cast("Screen[object]", PolicyScreen(self.document.inspection.policy)), done)  # type: ignore[arg-type]
 
     def switch_policy(self, name: str | None, settings: dict[str, str] | None = None) -> None:
-        """Plan under another framework's policy ``name`` with ``settings`` as typed (None: scout-ai's strategies,
-        with the --set values the chat was opened with) from now on: the chat on screen, every call, a reload
-        and the follow all take it."""
-        doc = self.document
-        if name is None and self.setup.policy is None:
-            settings = self.setup.overrides_dict()
-        setup = doc.history.setup.with_policy(name, settings)
-        history = doc.history.with_setup(setup)
-        inspection = doc.inspection.with_policy(name, settings)
-        self.doc = replace(doc, history=history, inspection=inspection)
-        if self.follower is not None:
-            self.follower.history = history
-        if name is None and self.wanted is not None:
-            self.wanted = replace(self.wanted, thresholds=inspection.thresholds)
-        self.show_editor_with_plan()
-        self.schedule_replan(0)
+        """Plan under another framework's policy ``name`` with ``settings`` as typed (checked: a UsageError for
+        what it refuses; None: scout-ai's strategies, with the --set values the chat was opened with) from
+        now on: the re-plan gives the chat on screen, every call, a reload and the follow the policy."""
+        if self.wanted is None:
+            return
+        if name is None:
+            self.apply_settings(self._as_scout(self.wanted))
+            return
+        settings_for(name, settings or {})
+        self.apply_settings(replace(self.wanted, policy=name, overrides=tuple((settings or {}).items())))
+
+    @on(ThresholdEditor.PolicyPicked)
+    def _policy_picked(self, event: ThresholdEditor.PolicyPicked) -> None:
+        self.pick_policy(event.policy)
+
+    def pick_policy(self, name: str) -> None:
+        """A policy picked in the editor's list: planned with its defaults; one that needs a value first
+        (trim_messages's max_tokens) shows its settings with the one to fill in marked, the plan kept."""
+        if self.wanted is not None and self.wanted.policy == name:
+            self.show_editor()  # its settings in force (a policy shown to fill in goes)
+            return
+        try:
+            self.switch_policy(name)
+        except UsageError as exc:
+            spec = get(name)
+            defaults = PolicySettings(spec, tuple((p.name, p.default) for p in spec.params), frozenset())
+            message = str(exc).removeprefix(f"{spec.name}: ").removeprefix(f"{spec.name} ")
+            self.editor.show_policy(defaults, {}, {self._blamed(spec.params, message, None): message})
+            self.notify(f"{exc}; type it in the editor (the plan on screen is kept)", severity="warning", markup=False)
+            return
+        self.notify(f"policy: {name} (its defaults)", markup=False)
+
+    @staticmethod
+    def _blamed(params: tuple[Param, ...], message: str, typing: str | None) -> str:
+        """The setting a refusal is shown under: the one typed in, else the first the message names."""
+        if typing is not None:
+            return typing
+        return next((p.name for p in params if p.name in message), params[0].name if params else "")
+
+    @on(ThresholdEditor.PolicyEdited)
+    def _policy_edited(self, event: ThresholdEditor.PolicyEdited) -> None:
+        self.set_policy_values(event.policy, event.texts, typing=event.key)
+
+    def set_policy_values(
+        self, policy: str, texts: dict[str, str], typing: str | None = None, delay: float | None = None
+    ) -> bool:
+        """Settings of ``policy`` as typed (``typing``: the field typed in; every field's text is given then; a
+        fix gives one), each checked as the command line checks it: a refused one is marked in the editor
+        with its message and the plan on screen stays; else they plan (debounced, one undo step per field).
+        A setting is given when it was, when it is typed, or when it differs from its default."""
+        wanted = self.settings
+        spec = get(policy)
+        before = dict(wanted.overrides) if wanted.policy == policy else {}
+        overrides: dict[str, str] = {}
+        errors: dict[str, str] = {}
+        for param in spec.params:
+            text = texts.get(param.name)
+            if text is None:
+                if param.name in before:
+                    overrides[param.name] = before[param.name]
+                continue
+            text = text.strip()
+            if param.name not in before and param.name != typing and text == param.show(param.default):
+                continue
+            try:
+                param.parse(text, spec.name)
+            except UsageError as exc:  # under its field: the policy and the text typed go without saying
+                errors[param.name] = str(exc).removeprefix(f"{spec.name}: {param.name}={text!r}: ")
+                continue
+            overrides[param.name] = text
+        if not errors:
+            try:
+                settings_for(policy, overrides)  # the library's own checks across settings, a required one
+            except UsageError as exc:
+                message = str(exc).removeprefix(f"{spec.name}: ").removeprefix(f"{spec.name} ")
+                errors[self._blamed(spec.params, message, typing)] = message
+        if errors:
+            self.editor.mark_policy(policy, errors)
+            return False
+        asked = replace(wanted, policy=policy, overrides=tuple(overrides.items()))
+        if asked == wanted:
+            self.editor.mark_policy(policy, {})
+            return True
+        self._remember(typing)
+        self.wanted = asked
+        if typing is not None:
+            self._editor_due = False  # the sources now; the field typed in keeps its text
+            self.show_editor(typing=typing)
+        else:
+            self.show_editor_with_plan()
+        self.schedule_replan(delay)
+        return True
 
     def action_cycle_strategies(self) -> None:
-        policy = self.document.inspection.policy if self.doc is not None else None
-        # the policies that plan with their defaults (trim_messages needs its max_tokens: P sets it)
+        policy = self.wanted.policy if self.wanted is not None else None
+        # the policies that plan with their defaults (trim_messages needs its max_tokens: t or P sets it)
         names = [name for name, spec in POLICIES.items() if not any(p.required for p in spec.params)]
         if policy is not None:  # the policies come after scout-ai's strategies, each with its defaults
-            at = names.index(policy.spec.name) if policy.spec.name in names else -1
+            at = names.index(policy) if policy in names else -1
             if at + 1 < len(names):
                 self.switch_policy(names[at + 1])
-                self.notify(f"policy: {names[at + 1]} (its defaults; P edits its settings)", markup=False)
+                self.notify(f"policy: {names[at + 1]} (its defaults; t edits its settings)", markup=False)
             else:
-                self.switch_policy(None)
                 self.set_strategies(None)
                 self.notify("strategies: scout-ai's again", markup=False)
             return
@@ -932,7 +1034,7 @@ class ChatScreen(Screen[None]):
         last = [c for c in self.strategy_choices if c != chat or current == chat][-1]
         if current == last and names:
             self.switch_policy(names[0])
-            self.notify(f"policy: {names[0]} (its defaults; P edits its settings)", markup=False)
+            self.notify(f"policy: {names[0]} (its defaults; t edits its settings)", markup=False)
             return
         # the chat's choice and the same list named explicitly plan alike: one stop in the cycle, not two
         choices = [c for c in self.strategy_choices if c != chat or current == chat]
@@ -988,7 +1090,7 @@ class ChatScreen(Screen[None]):
         try:
             if version != was:
                 self.switch_version(version)
-            self.apply_thresholds(settings.thresholds, settings.strategies)
+            self.apply_settings(settings)
         finally:
             self._undoing = False
         back = [
@@ -998,6 +1100,12 @@ class ChatScreen(Screen[None]):
         ]
         if settings.strategies != before.strategies:
             back.append(f"strategies {settings.strategies or CHAT_CHOICE}")
+        if settings.policy != before.policy:
+            back.append(f"policy {settings.policy or 'none (scout-ai strategies)'}")
+        elif settings.policy is not None and settings.overrides != before.overrides:
+            now = dict(before.overrides)
+            back += [f"{k} {v}" for k, v in settings.overrides if now.get(k) != v]
+            back += [f"{k} default" for k in now if k not in dict(settings.overrides)]
         if version != was:
             back.append(f"scout-ai version {version or 'as inferred'}")
         self.notify("undone: " + (", ".join(back) or "the settings before"), markup=False)
@@ -1050,8 +1158,10 @@ class ChatScreen(Screen[None]):
             return
         if self.scout_version != self.setup.version:
             self.switch_version(self.setup.version)
-        self.apply_thresholds(self.doc.loaded, self.setup.strategies)
-        self.notify("thresholds, strategies and scout-ai version reset to the loaded ones")
+        setup, policy = self.setup, self.settings.policy
+        self.apply_settings(Settings(self.doc.loaded, setup.strategies, setup.policy, setup.overrides))
+        also = "" if policy is None and setup.policy is None else ", policy"
+        self.notify(f"thresholds, strategies{also} and scout-ai version reset to the loaded ones", markup=False)
 
     def action_presets(self) -> None:
         def picked(result: object) -> None:
@@ -1564,7 +1674,7 @@ class ChatScreen(Screen[None]):
             return
         self.strip_generation += 1
         settings = doc.call_settings()
-        self.strip_settings = settings.key()
+        self.strip_settings = doc.plan_key()
         self._build_strip(doc.history, index, settings, self.strip_generation)
 
     @work(thread=True, exclusive=True, group="strip", description="the message's timeline", exit_on_error=False)

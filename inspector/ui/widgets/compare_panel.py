@@ -124,7 +124,11 @@ class ComparePanel(Vertical):
         self.pinned, self.comparison = pinned, None
         self.add_class("-open")
         self.border_title = title(None)
-        values = ", ".join(f"{k}={pinned.thresholds[k]:,}" for k in KEYS)
+        policy = pinned.setup.policy_settings()
+        if policy is not None:  # another framework's policy: its name and the settings given
+            values = "policy " + policy.label()
+        else:
+            values = ", ".join(f"{k}={pinned.thresholds[k]:,}" for k in KEYS)
         self._head(f"A = {values}; computing…")
         self.options.clear_options()
 

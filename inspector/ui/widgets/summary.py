@@ -84,6 +84,8 @@ def summary_lines(
     name = one_line(file, 200)
     short_name = one_line(file.rsplit("/", 1)[-1], 80)
     strategies = one_line(strategies, 80)
+    # what plans it: "strategies shorten_tools", or another framework's "policy NAME (settings)"
+    plan = strategies if strategies.startswith("policy ") else f"strategies {strategies}"
     figures = totals_variants(totals, exact)
     scout = f"  ·  scout-ai {one_line(version, 40)}" if version else ""
     if compact:
@@ -96,11 +98,11 @@ def summary_lines(
         ]
     first = fitting(
         [
-            f"{name}  ·  format {one_line(fmt, 40)}{scout}  ·  strategies {strategies}",
-            f"{short_name}  ·  format {one_line(fmt, 40)}{scout}  ·  strategies {strategies}",
-            f"{short_name}{scout}  ·  strategies {strategies}",  # the version matters more than the format
-            f"{short_name}  ·  format {one_line(fmt, 40)}  ·  strategies {strategies}",
-            f"{short_name} · strategies {strategies}",
+            f"{name}  ·  format {one_line(fmt, 40)}{scout}  ·  {plan}",
+            f"{short_name}  ·  format {one_line(fmt, 40)}{scout}  ·  {plan}",
+            f"{short_name}{scout}  ·  {plan}",  # the version matters more than the format
+            f"{short_name}  ·  format {one_line(fmt, 40)}  ·  {plan}",
+            f"{short_name} · {plan}",
             f"{short_name} · {strategies}",
         ],
         width,

@@ -2,6 +2,11 @@
 
 It only reports valid edits upwards; the app debounces them and re-plans off the UI
 thread. Invalid text is marked (Input's -invalid class) and otherwise ignored.
+
+Under another framework's policy it shows that policy's settings instead (each with its value, its
+default and where it comes from); their text goes up as typed, the screen checks it as the command
+line does and hands back what it refuses (``mark_policy``): the message under the field, the plan
+on screen kept. Its list names scout-ai's strategy choices, then the policies.
 """
 
 from __future__ import annotations
@@ -13,17 +18,18 @@ from typing import TYPE_CHECKING
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.validation import Regex
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Button, Input, Label, Select, Static
 from textual.worker import Worker, get_current_worker
 
 from inspector.core.analysis.replan import Replanner
 from inspector.core.analysis.sweep import axis, sweep
 from inspector.core.inspection import Inspection
+from inspector.core.peers.registry import POLICIES, Kind, Param, PolicySettings
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import FLOAT_KEYS, KEYS, SETTING_KEYS, Source, Thresholds, ruby_to_f, ruby_to_i
 from inspector.core.yielding import pause_if_due
@@ -83,6 +89,66 @@ class ThresholdField(BurstInput):
         self.cursor_position = len(self.value)
 
 
+STEPPED = (Kind.INT, Kind.FLOAT, Kind.THRESHOLD)  # the settings ↑/↓ step by a number (t stays free there)
+
+
+def stepped_text(param: Param, text: str, step: int) -> str | None:
+    """``text`` of ``param`` moved ``step`` units (a number by one, a fraction by 0.1, never below the
+    library's minimum or zero; a true/false flips, a choice moves on); None when it cannot be read."""
+    text = text.strip()
+    if param.kind is Kind.BOOL:
+        return {"true": "false", "false": "true"}.get(text.lower())
+    if param.kind is Kind.CHOICE and param.choices:
+        at = param.choices.index(text) if text in param.choices else -1
+        return param.choices[(at + (1 if step > 0 else -1)) % len(param.choices)]
+    if param.kind not in STEPPED:
+        return None
+    floor = param.minimum if param.minimum is not None else 0
+    if re.fullmatch(NUMBER, text):
+        return str(max(int(floor), ruby_to_i(text) + step))
+    if re.fullmatch(RATIO, text):
+        return str(max(float(floor), round(float(text) + step / 10, 10)))
+    return None
+
+
+def policy_id(name: str) -> str:
+    """A widget id for a policy's rows (its name holds dots; a custom one a colon)."""
+    return "policy-" + re.sub(r"[^A-Za-z0-9_-]", "-", name)
+
+
+class PolicyField(BurstInput):
+    """A policy setting's text field. On a number ↑/↓ step it (shift: by ten) and ``t`` closes the editor, as
+    in a threshold's field; a true/false or a choice field steps through its values; a text takes ``t``."""
+
+    def __init__(self, value: str, param: Param, policy: str, *, id: str, classes: str = "") -> None:
+        # never validated by Input itself (it would clear the mark on blur): the screen marks what it refuses
+        super().__init__(value, id=id, classes=classes, select_on_focus=False, validate_on=[])
+        self.param = param
+        self.policy = policy
+        self.settled = value  # the text of the value in force (a Changed with it, the one at mount, is no edit)
+        self.tooltip = f"{param.help} ({param.kind})"
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if key == "t" and self.param.kind in STEPPED:
+            return False
+        return super().check_consume_key(key, character)
+
+    @on(events.Key)
+    def _stepping_key(self, event: events.Key) -> None:
+        step = STEPS.get(event.key)
+        if step is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self.step(step)
+
+    def step(self, step: int) -> None:
+        stepped = stepped_text(self.param, self.value, step)
+        if stepped is not None:
+            self.value = stepped
+            self.cursor_position = len(self.value)
+
+
 class ThresholdEditor(VerticalScroll):
     DEFAULT_CSS = """
     ThresholdEditor { width: 38; dock: right; border-left: vkey $panel-lighten-2; padding: 0 1; display: none; }
@@ -95,6 +161,9 @@ class ThresholdEditor(VerticalScroll):
     ThresholdEditor .source.-edited { color: $text-warning; }
     ThresholdEditor Horizontal { height: auto; margin-top: 1; }
     ThresholdEditor Select { margin-top: 1; }
+    ThresholdEditor .policy-rows { height: auto; }
+    ThresholdEditor .policy-about { color: $text-muted; height: auto; margin-top: 1; }
+    ThresholdEditor .source.-error { color: $text-error; }
     """
     BINDINGS = [
         # app actions, run as the key is handled: a message would arrive after the keys typed next,
@@ -112,6 +181,20 @@ class ThresholdEditor(VerticalScroll):
     @dataclass
     class StrategiesPicked(Message):
         strategies: str | None
+
+    @dataclass
+    class PolicyPicked(Message):
+        """Another framework's policy picked in the list (with its defaults)."""
+
+        policy: str
+
+    @dataclass
+    class PolicyEdited(Message):
+        """A policy setting typed in: ``key`` the one typed, ``texts`` every setting of ``policy`` as it reads."""
+
+        policy: str
+        key: str
+        texts: dict[str, str]
 
     @dataclass
     class KeyFocused(Message):
@@ -134,6 +217,13 @@ class ThresholdEditor(VerticalScroll):
         self.built = False  # the fields exist (made by the first open())
         self.rows: set[str] = set()  # the settings whose rows are made (those of the strategies shown so far)
         self.pending: Thresholds | None = None  # the values shown before the fields existed
+        self.policy_names = list(POLICIES)  # the list's entries after scout-ai's choices
+        self.policy_shown: str | None = None  # the policy whose settings are shown (None: the thresholds)
+        self.policy_rows: set[str] = set()  # the policies whose rows are made
+        self.policy_sources: dict[str, str] = {}  # setting -> its default and source, as shown under the field
+        # the policy's settings shown before the fields existed, with their sources and refusals
+        self.pending_policy: tuple[PolicySettings, dict[str, str], dict[str, str]] | None = None
+        self._policy_mount: AwaitMount | None = None  # the rows of a policy shown, while they are mounted
 
     def compose(self) -> ComposeResult:
         yield from ()  # the fields come with the first open(): most sessions never open the editor
@@ -151,7 +241,7 @@ class ThresholdEditor(VerticalScroll):
                 widgets += self._row(key)
         if self.chart_key not in self.rows:
             widgets.insert(1, SweepChart(id="sweep-chart"))
-        widgets.append(Label(Content("Strategies"), id="strategies-label"))
+        widgets.append(Label(Content("Strategies / policy"), id="strategies-label"))
         # it starts on the choice in force: the value a Select announces as it mounts is then no pick
         widgets.append(Select(self._options(), id="strategies", allow_blank=False, value=self.shown_choice))
         widgets.append(Horizontal(Button("Reset", id="reset", tooltip="back to the values loaded (u)")))
@@ -190,12 +280,22 @@ class ThresholdEditor(VerticalScroll):
         """Show the editor; the first time, make its fields and put in the values shown to it so far."""
         self.add_class("-open")
         if self.built:
+            await self.policy_mounted()
             return
         self.built = True
         await self.mount_all(self.fields())
-        if self.pending is not None:
+        if self.pending_policy is not None:
+            self.show_policy(*self.pending_policy)
+        elif self.pending is not None:
             strategies = None if self.shown_choice == CHAT_CHOICE else self.shown_choice
             self.show(self.pending, strategies, list(self.keys_shown))
+        await self.policy_mounted()
+
+    async def policy_mounted(self) -> None:
+        """Wait for the rows of a policy just shown (its fields are then there to focus)."""
+        mounting, self._policy_mount = self._policy_mount, None
+        if mounting is not None:
+            await mounting
 
     def show(
         self, thresholds: Thresholds, strategies: str | None, keys: list[str] | None = None, typing: str | None = None
@@ -208,9 +308,11 @@ class ThresholdEditor(VerticalScroll):
         """
         shown = tuple(keys) if keys else KEYS
         if not self.built:  # nothing on screen yet: open() makes the fields with these
-            self.keys_shown, self.pending = shown, thresholds
+            self.keys_shown, self.pending, self.pending_policy = shown, thresholds, None
             self.shown_choice = self.add_choice(strategies)
             return
+        if self.policy_shown is not None:  # back to scout-ai's thresholds
+            self._show_rows_of(None)
         if shown != self.keys_shown:
             self.keys_shown = shown
             self._add_rows(shown, thresholds)
@@ -235,6 +337,114 @@ class ThresholdEditor(VerticalScroll):
             select.value = choice
             self.shown_choice = choice
 
+    # -- another framework's policy: its settings instead of the thresholds --------------------
+    def show_policy(
+        self,
+        settings: PolicySettings,
+        sources: dict[str, str],
+        errors: dict[str, str] | None = None,
+        typing: str | None = None,
+    ) -> None:
+        """Show ``settings``' policy with its values (the field ``typing`` in keeps its text), each setting's
+        default and source (``sources``: setting -> "--set" or "edited"; the rest "default"), and the
+        settings ``errors`` refuses, marked with the message."""
+        errors = errors or {}
+        name = settings.spec.name
+        if not self.built:
+            self.pending_policy = (settings, sources, errors)
+            self.shown_choice = self._policy_choice(name)
+            return
+        values = settings.as_dict()
+        self.policy_sources = {
+            p.name: one_line(
+                f"{'required' if p.required else 'default ' + (p.show(p.default) or '(none)')}; "
+                f"{sources.get(p.name, 'default')}",
+                200,
+            )
+            for p in settings.spec.params
+        }
+        if name not in self.policy_rows:
+            self.policy_rows.add(name)
+            # made with its values, sources and refusals: its fields exist once it is mounted (open() waits)
+            block = self._policy_block(settings, errors)
+            self._policy_mount = self.mount(block, before=self.query_one("#strategies-label"))
+        else:
+            with self.prevent(Input.Changed):
+                for param in settings.spec.params:
+                    field = self.policy_field(name, param.name)
+                    text = field.settled = param.show(values[param.name])
+                    if param.name != typing and field.value.strip() != text:
+                        field.value = text
+                        field.cursor_position = len(text)
+        self._show_rows_of(name)
+        self._mark(name, errors)
+        select = self.query_one("#strategies", Select)
+        known = len(self.policy_names)
+        choice = self._policy_choice(name)
+        with self.prevent(Select.Changed):
+            if len(self.policy_names) != known:
+                select.set_options(self._options())
+            select.value = choice
+        self.shown_choice = choice
+
+    def _policy_choice(self, name: str) -> str:
+        if name not in self.policy_names:  # a policy of one's own (module:function)
+            self.policy_names.append(name)
+        return name
+
+    def _policy_block(self, settings: PolicySettings, errors: dict[str, str]) -> Vertical:
+        """A policy's rows: what it reproduces, then per setting its label, field and default and source (or
+        why it is refused)."""
+        spec = settings.spec
+        values = settings.as_dict()
+        about = spec.library + ("" if spec.exact else " (approximate)")
+        rows: list[Widget] = [Static(Content(one_line(about, 200)), classes="policy-about")]
+        for param in spec.params:
+            error = errors.get(param.name)
+            invalid = "-invalid" if error is not None else ""
+            text = one_line(error, 300) if error is not None else self.policy_sources[param.name]
+            rows += [
+                Label(Content(param.name), id=f"psl-{param.name}"),
+                PolicyField(param.show(values[param.name]), param, spec.name, id=f"ps-{param.name}", classes=invalid),
+                Static(Content(text), id=f"pss-{param.name}", classes="source -error" if error else "source"),
+            ]
+        return Vertical(*rows, id=policy_id(spec.name), classes="policy-rows")
+
+    def _show_rows_of(self, policy: str | None) -> None:
+        """The policy's rows shown (None: scout-ai's thresholds and the sweep chart)."""
+        self.policy_shown = policy
+        for block in self.query(".policy-rows"):
+            block.display = policy is not None and block.id == policy_id(policy)
+        for key in self.rows:
+            for prefix in ("lb", "th", "src"):
+                self.query_one(f"#{prefix}-{key}").display = policy is None and key in self.keys_shown
+        self.chart.display = policy is None
+
+    def policy_field(self, policy: str, key: str) -> PolicyField:
+        return self.query_one(f"#{policy_id(policy)}", Vertical).query_one(f"#ps-{key}", PolicyField)
+
+    def mark_policy(self, policy: str, errors: dict[str, str]) -> None:
+        """The settings the screen refused (setting -> message): marked, the message under each field."""
+        if self.built and policy in self.policy_rows:
+            self._mark(policy, errors)
+
+    def _mark(self, policy: str, errors: dict[str, str]) -> None:
+        block = self.query_one(f"#{policy_id(policy)}", Vertical)
+        for field in block.query(PolicyField):
+            key = field.param.name
+            error = errors.get(key)
+            field.set_class(error is not None, "-invalid")
+            source = block.query_one(f"#pss-{key}", Static)
+            source.set_class(error is not None, "-error")
+            text = one_line(error, 300) if error is not None else self.policy_sources.get(key, "")
+            if str(source.render()) != text:
+                source.update(Content(text))
+
+    def policy_texts(self, policy: str) -> dict[str, str]:
+        """Every setting of ``policy`` as its field reads now."""
+        block = self.query_one(f"#{policy_id(policy)}", Vertical)
+        return {field.param.name: field.value for field in block.query(PolicyField)}
+
     def add_choice(self, strategies: str | None) -> str:
         """The Select's entry for ``strategies``, added to the choices if it is a new list."""
         choice = strategies if strategies is not None else CHAT_CHOICE
@@ -243,8 +453,14 @@ class ThresholdEditor(VerticalScroll):
         return choice
 
     def _options(self) -> list[tuple[str, str]]:
+        """scout-ai's strategy choices, then the other frameworks' policies by name."""
         label = f"{CHAT_CHOICE[:-1]}: {self.chat_label})" if self.chat_label else CHAT_CHOICE
-        return [(label if c == CHAT_CHOICE else c, c) for c in self.strategy_choices]
+        scout = [(label if c == CHAT_CHOICE else c, c) for c in self.strategy_choices]
+        return scout + [(name, name) for name in self.policy_names]
+
+    def choices(self) -> list[str]:
+        """The list's entries in order: scout-ai's strategy choices, then the policies."""
+        return [value for _, value in self._options()]
 
     def set_chat_label(self, label: str) -> None:
         """The chat's own choice, so "(chat's choice: shorten_tools)" and "shorten_tools" read apart."""
@@ -270,7 +486,10 @@ class ThresholdEditor(VerticalScroll):
         label.set_class(value.source == Source.EDITED, "-edited")
 
     def entry_field(self) -> Input:
-        """The field the focus goes to on opening: the charted one, or the first shown."""
+        """The field the focus goes to on opening: the charted one, or the first shown (under a policy: its
+        first setting)."""
+        if self.policy_shown is not None:
+            return self.query_one(f"#{policy_id(self.policy_shown)}", Vertical).query(PolicyField).first()
         key = self.chart_key if self.chart_key in self.keys_shown else self.keys_shown[0]
         return self.query_one(f"#th-{key}", Input)
 
@@ -292,6 +511,12 @@ class ThresholdEditor(VerticalScroll):
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
+        if isinstance(event.input, PolicyField):
+            field = event.input
+            if event.value == field.settled and not field.has_class("-invalid"):
+                return  # the value in force (the field was just made, or put back): nothing asked
+            self.post_message(self.PolicyEdited(field.policy, field.param.name, self.policy_texts(field.policy)))
+            return
         key = (event.input.id or "")[3:]
         value = parse_value(event.value, key)
         event.input.set_class(value is None, "-invalid")
@@ -312,6 +537,9 @@ class ThresholdEditor(VerticalScroll):
             # shown the strategies it started with: only a different pick is the user's
             return
         self.shown_choice = value
+        if value in self.policy_names:
+            self.post_message(self.PolicyPicked(value))
+            return
         self.post_message(self.StrategiesPicked(None if value == CHAT_CHOICE else value))
 
     @on(Button.Pressed, "#reset")
