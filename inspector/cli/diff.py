@@ -78,12 +78,12 @@ def _pairs(groups: list[list[str]], flag: str) -> list[tuple[str, str]]:
 def _side(inspection: Inspection, pairs: list[tuple[str, str]], flag: str) -> Inspection:
     """One side of a diff that names a policy (or runs under one): its own plan of the chat."""
     from inspector.core.inspection import thresholds_for
-    from inspector.core.setup import Setup
+    from inspector.core.setup import Setup, policy_name
 
     given = dict(pairs)
     named = given.pop("policy", None)
     current = inspection.setup.policy
-    policy = current if named is None else (None if named in ("scout", "scout-ai", "") else named)
+    policy = current if named is None else policy_name(named)
     if policy is None:  # scout-ai's strategies, the thresholds in force changed by the scout keys given
         setup = inspection.setup.with_policy(None, inspection.setup.overrides_dict() if current is None else {})
         base = thresholds_for(inspection.chat, setup)

@@ -254,11 +254,13 @@ def config_files(args: argparse.Namespace) -> list[Path] | None:
 def _check_arguments(args: argparse.Namespace) -> None:
     """The command's own arguments, checked before the chat is read: a typo is one error line at once,
     not a wait for a large chat to load and its notes first."""
+    from inspector.core.setup import policy_name
+
     if args.command == "sweep":
         from inspector.core.analysis.sweep import parse_policy_range, parse_range
 
-        policy = getattr(args, "policy", None)
-        if policy not in (None, "", "scout", "scout-ai"):
+        policy = policy_name(getattr(args, "policy", None))
+        if policy is not None:
             parse_policy_range(args.vary, policy)
         else:
             parse_range(args.vary)
@@ -270,7 +272,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
         from .diff import _pairs, assignments
 
         policy = getattr(args, "policy", None)
-        if policy in (None, "", "scout", "scout-ai") and not any(
+        if policy_name(policy) is None and not any(
             k == "policy" for k, _ in [*_pairs(args.a, "--a"), *_pairs(args.b, "--b")]
         ):
             assignments(args.a, "--a")
@@ -294,10 +296,11 @@ def _run_command(args: argparse.Namespace) -> int:
     from inspector.core.ruby.json import RubyJSONError
     from inspector.core.scout.settings import parse_assignments, parse_pairs
     from inspector.core.scout.strategies import UnknownStrategy
+    from inspector.core.setup import policy_name
 
     try:
         policy = getattr(args, "policy", None)
-        peer = policy not in (None, "", "scout", "scout-ai")
+        peer = policy_name(policy) is not None
         varies_policy = any(str(v).startswith("policy=") for v in getattr(args, "vary", None) or [])
         overrides = parse_pairs(args.sets) if peer or varies_policy else parse_assignments(args.sets)
         _check_arguments(args)
@@ -369,11 +372,11 @@ def _note_finding(args: argparse.Namespace, finding: Finding) -> None:
 def _run_app(args: argparse.Namespace) -> int:
     from inspector.core.errors import UsageError
     from inspector.core.scout.settings import parse_assignments, parse_pairs
-    from inspector.core.setup import Setup
+    from inspector.core.setup import Setup, policy_name
 
     try:
         policy = getattr(args, "policy", None)
-        peer = policy not in (None, "", "scout", "scout-ai")
+        peer = policy_name(policy) is not None
         overrides = parse_pairs(args.sets) if peer else parse_assignments(args.sets)
         if peer:
             Setup.of(overrides=overrides, policy=policy)  # an unknown policy or setting: one line, before the app

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,14 @@ from inspector.core.scout import versions
 
 if TYPE_CHECKING:
     from inspector.core.peers.registry import PolicySettings
+
+
+SCOUT_NAMES = ("", "scout", "scout-ai")  # what names scout-ai's own strategies as the policy
+
+
+def policy_name(name: str | None) -> str | None:
+    """The policy a name asks for: None for scout-ai's strategies (no name, "scout", "scout-ai")."""
+    return None if name is None or name in SCOUT_NAMES else name
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +77,7 @@ class Setup:
         """A setup from the loose values a command line gives; an unknown version, tokenizer, policy or
         policy setting is a usage error here, before any chat is read."""
         versions.get(version)
-        policy = None if policy in (None, "", "scout", "scout-ai") else policy
+        policy = policy_name(policy)
         setup = cls(
             tuple((overrides or {}).items()),
             tuple(env.items()) if env is not None else None,
@@ -86,13 +95,11 @@ class Setup:
         """The other framework's policy in force with its settings (None: scout-ai's strategies)."""
         if self.policy is None:
             return None
-        from inspector.core.peers.registry import settings_for
-
-        return settings_for(self.policy, dict(self.overrides))
+        return _policy_settings(self.policy, self.overrides)
 
     def with_policy(self, policy: str | None, overrides: Mapping[str, str] | None = None) -> Setup:
         """Under another policy (None: scout-ai's strategies), with its own settings (none: defaults)."""
-        policy = None if policy in (None, "", "scout", "scout-ai") else policy
+        policy = policy_name(policy)
         return replace(self, policy=policy, overrides=tuple((overrides or {}).items()))
 
     def overrides_dict(self) -> dict[str, str]:
@@ -100,6 +107,13 @@ class Setup:
 
     def env_dict(self) -> dict[str, str] | None:
         return dict(self.env) if self.env is not None else None
+
+    def scout_only(self) -> Setup:
+        """This setup with only scout-ai's --set keys (with ``--vary policy=...`` they also carry the other
+        policies' settings, which scout-ai's thresholds do not take)."""
+        from inspector.core.scout.settings import SETTING_KEYS
+
+        return replace(self, overrides=tuple((k, v) for k, v in self.overrides if k in SETTING_KEYS))
 
     def config_list(self) -> list[Path] | None:
         return list(self.config_files) if self.config_files is not None else None
@@ -119,3 +133,12 @@ class Setup:
     def token_counter(self) -> tokens.Tokenizer:
         """The tokenizer named by ``tokenizer`` (shared by the process: its counts are cached)."""
         return tokens.get(self.tokenizer)
+
+
+@lru_cache(maxsize=256)
+def _policy_settings(policy: str, overrides: tuple[tuple[str, str], ...]) -> PolicySettings:
+    """Parsed once per policy and values: every plan asks (``Inspection.policy``), each call of a chat too.
+    A refused value raises each time (exceptions are not cached)."""
+    from inspector.core.peers.registry import settings_for
+
+    return settings_for(policy, dict(overrides))

@@ -178,17 +178,9 @@ def _search(key: str, current: int, shows: Callable[[int], bool]) -> int | None:
         # clear_at_least: 1 stops after the first clear; larger clears more until it stops
         if current == 0:
             return 1 if shows(1) else None
-        lo_fail = current
-        if shows(1) is False:
+        if not shows(1):
             return None
-        hi_ok = 1
-        while lo_fail - hi_ok > 1:  # largest value that still shows it, below current
-            mid = (lo_fail + hi_ok) // 2
-            if shows(mid):
-                hi_ok = mid
-            else:
-                lo_fail = mid
-        return hi_ok
+        return _boundary(1, current, shows)  # the largest value that still shows it, below current
     step = max(1, current)
     bad, good = current, None
     probe = current + 1
@@ -201,7 +193,13 @@ def _search(key: str, current: int, shows: Callable[[int], bool]) -> int | None:
         probe = current + step
     if good is None:
         return None
-    while good - bad > 1:
+    return _boundary(good, bad, shows)
+
+
+def _boundary(good: int, bad: int, shows: Callable[[int], bool]) -> int:
+    """Between a value that shows it and one that does not (either side), the one that shows it nearest
+    the other: halving the gap."""
+    while abs(good - bad) > 1:
         mid = (good + bad) // 2
         if shows(mid):
             good = mid

@@ -21,7 +21,7 @@ from inspector.core.scout.settings import (
     strategies_setting,
 )
 from inspector.core.scout.strategies import parse_spec
-from inspector.core.setup import Setup
+from inspector.core.setup import Setup, policy_name
 
 if TYPE_CHECKING:
     from inspector.core.peers.registry import PolicySettings
@@ -45,7 +45,7 @@ class Setting:
             return base
         varied = dict(self.varied)
         named = varied.pop("policy", None)
-        target = base.policy if named is None else (None if named in ("scout", "scout-ai") else str(named))
+        target = base.policy if named is None else policy_name(str(named))
         merged = {k: v for k, v in base.overrides if _known(target, k)}
         merged.update((k, _text(v)) for k, v in varied.items())
         return replace(base, policy=target, overrides=tuple(merged.items()))
@@ -74,7 +74,7 @@ def parse_grid(specs: list[str] | tuple[str, ...], policy: str | None = None) ->
             if not values:
                 raise UsageError("--vary policy= needs one or more policy names (scout for scout-ai's strategies)")
             for name in values:
-                if name not in ("scout", "scout-ai"):
+                if policy_name(str(name)) is not None:
                     from inspector.core.peers.registry import get
 
                     get(str(name))  # an unknown policy: a usage error naming the known ones
@@ -100,7 +100,7 @@ def _parse_axis(spec: str, policy: str | None, policies: list[str]) -> tuple[str
 
     key = spec.partition("=")[0].strip()
     for name in [*([policy] if policy else []), *policies]:
-        if name not in ("scout", "scout-ai") and get(name).param(key) is not None:
+        if policy_name(name) is not None and get(name).param(key) is not None:
             found_key, values = parse_policy_range(spec, name)
             return found_key, list(values)
     found_key, scout_values = parse_range(spec)
@@ -164,6 +164,5 @@ def in_force(setup: Setup) -> InForce:
     names: list[str] = [] if callable(found_names) else list(found_names)
     # scout-ai's keys only: with --vary policy=..., --set also carries the other policies' settings (a typo in
     # a scout key is refused where the command line is read, when no policy is named)
-    overrides = {k: v for k, v in setup.overrides if k in SETTING_KEYS}
-    values = resolve(overrides, env=setup.env_dict(), config_files=setup.config_list())
+    values = resolve(setup.scout_only().overrides_dict(), env=setup.env_dict(), config_files=setup.config_list())
     return InForce(tuple(names), version.name, values, tuple(keys_for(names)))

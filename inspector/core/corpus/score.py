@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from inspector.core.analysis.refetch import Repeat, refetched, repeats, tool_pairs
@@ -39,7 +39,7 @@ from inspector.core.inspection import Inspection, thresholds_for
 from inspector.core.policies import decision as d
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
-from inspector.core.scout.settings import SETTING_KEYS, Thresholds
+from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.strategies import UnknownStrategy
 from inspector.core.scout.strategies.shorten_tools import prefix_counts
 from inspector.core.scout.tool_facts import ToolFacts
@@ -91,9 +91,7 @@ class ChatScore:
 def _readable(setup: Setup) -> Setup:
     """The setup a chat is read under: with ``--vary policy=...`` the --set values may be other policies'
     settings, which scout-ai's thresholds do not take (each grid point's setup keeps its own)."""
-    if setup.policy is not None:
-        return setup
-    return replace(setup, overrides=tuple((k, v) for k, v in setup.overrides if k in SETTING_KEYS))
+    return setup if setup.policy is not None else setup.scout_only()
 
 
 def score_chat(path: str, job: Job) -> ChatScore:
