@@ -11,9 +11,10 @@ each call's input counted as Inspect counts it): every total is Inspect's own co
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from inspector.core import tokens
 from inspector.core.peers.outcome import Outcome, PolicyRaises
@@ -23,7 +24,6 @@ TOOL_RESULT_REMOVED = "(Tool result removed)"
 MEMORY_TOOL = "memory"
 MEMORY_CONTENT_ARGS = ("file_text", "insert_text", "new_str")
 DEFAULT_CONTEXT_WINDOW = 128_000
-NO_SPLIT_AFTER = ("\r", "\n", "/")  # a part starting so can join the newline before it in one o200k piece
 
 
 # -- Model.count_tokens -------------------------------------------------------------------------
@@ -42,21 +42,30 @@ def text_parts(item: Item) -> list[str]:
     return parts
 
 
+def starts_piece(part: str) -> bool:
+    """Whether o200k's pre-tokenizer starts a new piece at ``part`` after a newline: the newline is a
+    piece of its own (``\\s*[\\r\\n]+``) unless whitespace after it extends that run (``"\\n\\t\\n"``) or a
+    slash joins a punctuation run before it (`` ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*``)."""
+    return bool(part) and not (part[0] == "/" or part[0].isspace())
+
+
 class InspectCounter:
     """``Model.count_tokens`` for a model without a tokenizer of its own: every text part joined by
     newlines, counted by o200k_base, times 1.1, floored, at least 1.
 
     Counted in pieces so that each message's text is tokenized once however many calls count it: a
-    newline between two parts never shares an o200k piece with the text after it unless that text starts
-    with a newline, a carriage return or a slash (see NO_SPLIT_AFTER), so those are kept together."""
+    newline between two parts never shares an o200k piece with the text after it unless that text is
+    empty or starts with whitespace or a slash (see ``starts_piece``), so those are kept together."""
 
     def __init__(self) -> None:
         self.o200k = tokens.get("o200k")
-        self._parts: dict[int, tuple[Item, list[str]]] = {}
+        self._summaries: dict[int, tuple[Item, Summary]] = {}
         self._single: dict[int, tuple[Item, int]] = {}  # a chat's own messages' counts, each counted alone
         # a piece's count with the newline after it, by the piece itself: a str keeps its hash, so a view
         # counted again after each compaction looks its parts up without writing them out again
         self._closed: dict[str, int] = {}
+        self._open: dict[str, int] = {}  # a list's last piece: counted at every call the list ends there
+        self._copies: dict[int, tuple[Item, Item]] = {}  # results cleared by CompactionEdit, by original
 
     def closed(self, chunk: str) -> int:
         """``count(chunk + "\n")``, remembered per chunk."""
@@ -67,26 +76,60 @@ class InspectCounter:
             found = self._closed[chunk] = self.o200k.count(chunk + "\n")
         return found
 
-    def _parts_of(self, item: Item) -> list[str]:
-        found = self._parts.get(id(item))
+    def open(self, chunk: str) -> int:
+        """``count(chunk)``. After a letter or a digit a newline is a piece of its own, one token: a chunk
+        counted with its newline (every message but the chat's last) is not tokenized again."""
+        found = self._open.get(chunk)
+        if found is None:
+            if len(self._open) > 1 << 16:
+                self._open.clear()
+            closed = self._closed.get(chunk)
+            if closed is not None and chunk and unicodedata.category(chunk[-1])[0] in "LN":
+                found = closed - 1
+            else:
+                found = self.o200k.count(chunk)
+            self._open[chunk] = found
+        return found
+
+    def cleared(self, item: Item) -> Item:
+        """The item with its result removed, the same copy every time (its count is then remembered)."""
+        if item.extra.get("cleared") and item.content == TOOL_RESULT_REMOVED:
+            return item
+        found = self._copies.get(id(item))
         if found is None or found[0] is not item:
-            found = (item, text_parts(item))
-            self._parts[id(item)] = found
+            found = self._copies[id(item)] = (item, item.cleared(TOOL_RESULT_REMOVED))
         return found[1]
 
-    def raw(self, items: list[Item]) -> int:
-        parts = [p for item in items for p in self._parts_of(item)]
-        if not parts:
-            return 0
-        total, chunk = 0, parts[0]
-        closed = self.closed
-        for part in parts[1:]:
-            if part and not part.startswith(NO_SPLIT_AFTER):
-                total += closed(chunk)
+    def summary(self, item: Item) -> Summary:
+        found = self._summaries.get(id(item))
+        if found is None or found[0] is not item:
+            found = (item, self._summarise(text_parts(item)))
+            self._summaries[id(item)] = found
+        return found[1]
+
+    def _summarise(self, parts: list[str]) -> Summary:
+        """What appending a message's parts does to a running count: the parts before the first that
+        starts a piece of its own join the open chunk (``head``); the pieces closed inside the message
+        (``inner``) and the chunk it leaves open (``tail``; None when every part joins)."""
+        first = 0
+        while first < len(parts) and not starts_piece(parts[first]):
+            first += 1
+        head = "\n".join(parts[:first]) if first else None
+        if first == len(parts):
+            return Summary(head, 0, None)
+        inner, chunk = 0, parts[first]
+        for part in parts[first + 1 :]:
+            if starts_piece(part):
+                inner += self.closed(chunk)
                 chunk = part
             else:
                 chunk = chunk + "\n" + part
-        return total + self.o200k.count(chunk)
+        return Summary(head, inner, chunk)
+
+    def raw(self, items: list[Item]) -> int:
+        running = Running(self)
+        running.extend(items)
+        return running.raw()
 
     def count(self, items: list[Item]) -> int:
         return max(1, int(self.raw(items) * 1.1))
@@ -101,37 +144,61 @@ class InspectCounter:
         return Running(self)
 
 
+class Summary(NamedTuple):
+    head: str | None  # the leading parts that join the open chunk, joined by newlines
+    inner: int  # the tokens of the pieces closed inside the message
+    tail: str | None  # the chunk left open (None: every part joined the open chunk)
+
+
 class Running:
     """The count of a list that grows at its end, kept as it grows: the chunks closed so far and the one
-    still open (the next part may join it), so a call adds only its new messages' counts."""
+    still open (the next part may join it), so a call adds only its new messages' counts. The state after
+    every message is kept (``marks``): a list that shares its first messages with this one starts there."""
 
-    def __init__(self, counter: InspectCounter) -> None:
+    def __init__(self, counter: InspectCounter, marks: list[tuple[int, str | None]] | None = None) -> None:
         self.counter = counter
-        self.closed = 0
-        self.chunk: str | None = None
+        self.marks: list[tuple[int, str | None]] = marks if marks is not None else [(0, None)]
+        self.closed, self.chunk = self.marks[-1]
 
     def extend(self, items: list[Item]) -> None:
-        closed, parts_of = self.counter.closed, self.counter._parts_of
+        closed_of, summary, marks = self.counter.closed, self.counter.summary, self.marks
+        total, chunk = self.closed, self.chunk
         for item in items:
-            for part in parts_of(item):
-                if self.chunk is None:
-                    self.chunk = part
-                elif part and not part.startswith(NO_SPLIT_AFTER):
-                    self.closed += closed(self.chunk)
-                    self.chunk = part
-                else:
-                    self.chunk = self.chunk + "\n" + part
+            head, inner, tail = summary(item)
+            if tail is None:  # every part joins (and there is at least one: head is a str)
+                chunk = head if chunk is None else f"{chunk}\n{head}"
+            else:
+                if chunk is not None:
+                    total += closed_of(chunk if head is None else chunk + "\n" + head)
+                elif head is not None:
+                    total += closed_of(head)
+                total += inner
+                chunk = tail
+            marks.append((total, chunk))
+        self.closed, self.chunk = total, chunk
+
+    def start(self, count: int) -> Running:
+        """A count for a list whose first ``count`` messages are this list's."""
+        return Running(self.counter, self.marks[: count + 1])
+
+    def raw(self) -> int:
+        return self.closed + (self.counter.open(self.chunk) if self.chunk is not None else 0)
 
     def total(self) -> int:
         """``Model.count_tokens`` of the list so far."""
-        raw = self.closed + (self.counter.o200k.count(self.chunk) if self.chunk is not None else 0)
-        return max(1, int(raw * 1.1))
+        return max(1, int(self.raw() * 1.1))
 
 
 TOOL_TOKENS = 1  # count_tool_tokens of no tools: one empty user message, counted as at least 1
 
 
 # -- the strategies -------------------------------------------------------------------------------
+# Each takes the view and ``settled``: a count of leading messages a previous pass of the same strategy left
+# as it would leave them again (the handler passes its own result back in); it returns the new view, how
+# many of its leading messages are the input's own (their count is kept), and its own ``settled``.
+Compacted = tuple[list[Item], int, int]
+
+
 def _memory_cleared(items: list[Item]) -> list[Item]:
     out = []
     for item in items:
@@ -140,11 +207,13 @@ def _memory_cleared(items: list[Item]) -> list[Item]:
             for call in item.calls:
                 args = call.arguments
                 if call.name == MEMORY_TOOL and isinstance(args, dict) and any(a in args for a in MEMORY_CONTENT_ARGS):
-                    args = {k: "(content saved to memory)" if k in MEMORY_CONTENT_ARGS else v for k, v in args.items()}
-                    calls.append(WireCall(call.id, call.name, args, call.origin))
-                    changed = True
-                else:
-                    calls.append(call)
+                    cleared = {
+                        k: "(content saved to memory)" if k in MEMORY_CONTENT_ARGS else v for k, v in args.items()
+                    }
+                    if cleared != args:
+                        call = WireCall(call.id, call.name, cleared, call.origin)
+                        changed = True
+                calls.append(call)
             if changed:
                 item = replace(item, calls=tuple(calls))
         out.append(item)
@@ -155,18 +224,24 @@ def _placeholder_text(name: Any) -> dict[str, str]:
     return {"type": "text", "text": f"[Tool call: {name} (parameters and results removed from history)]"}
 
 
-def edit(items: list[Item], s: dict[str, Any]) -> list[Item]:
-    """``CompactionEdit.compact``: clear all but the newest ``keep_tool_uses`` tool results."""
+def edit(items: list[Item], s: dict[str, Any], settled: int = 0, counter: InspectCounter | None = None) -> Compacted:
+    """``CompactionEdit.compact``: clear all but the newest ``keep_tool_uses`` tool results.
+
+    Before ``settled`` every tool use is cleared already and none has its result after it: a pass from
+    there clears what a pass over the whole view would (the newest uses are all after it) and leaves the
+    messages before it as they are, a cleared result being cleared again to the same text."""
     result = list(items)
     exclude = s["exclude_tools"]
     uses: list[tuple[int, WireCall, int]] = []
-    for i, item in enumerate(result):
+    size = len(result)
+    for i in range(settled, size):
+        item = result[i]
         if item.role == "assistant" and item.calls:
             for call in item.calls:
                 if call.name == "tool_search" or (exclude and call.name in exclude):
                     continue
                 found = next(
-                    (j for j in range(i + 1, len(result)) if result[j].role == "tool" and result[j].call_id == call.id),
+                    (j for j in range(i + 1, size) if result[j].role == "tool" and result[j].call_id == call.id),
                     None,
                 )
                 if found is not None:
@@ -178,11 +253,17 @@ def edit(items: list[Item], s: dict[str, Any]) -> list[Item]:
         clear = uses
     else:
         clear = []
+    # the next pass starts at the oldest use kept (its message may hold cleared calls too), or past them all
+    kept = uses[len(clear) :]
+    following = kept[0][0] if kept else max((ti for _, _, ti in uses), default=settled - 1) + 1
+    removed = 0
     for ai, call, ti in reversed(clear):
         if s["keep_tool_inputs"]:
-            result[ti] = result[ti].cleared(TOOL_RESULT_REMOVED)
+            done = result[ti]
+            result[ti] = counter.cleared(done) if counter else done.cleared(TOOL_RESULT_REMOVED)
         else:
             del result[ti]
+            removed += ti < following
             owner = result[ai]
             calls = tuple(c for c in owner.calls if c.id != call.id)
             content = owner.content
@@ -195,14 +276,15 @@ def edit(items: list[Item], s: dict[str, Any]) -> list[Item]:
             else:
                 parts = [*content, _placeholder_text(call.name)]
             result[ai] = replace(owner, calls=calls, content=parts)
+    following -= removed
     if s["memory"]:
-        result = _memory_cleared(result)
+        result[settled:] = _memory_cleared(result[settled:])
     while result and result[-1].role == "assistant":
         result.pop()
-    return result
+    return result, settled, max(settled, min(following, len(result)))
 
 
-def trim(items: list[Item], s: dict[str, Any]) -> list[Item]:
+def trim(items: list[Item], s: dict[str, Any], settled: int = 0, counter: InspectCounter | None = None) -> Compacted:
     """``CompactionTrim.compact`` (``_trim.trim_messages`` with ``preserve``)."""
     preserve = s["preserve"]
     if not 0 <= preserve <= 1:
@@ -240,11 +322,20 @@ def trim(items: list[Item], s: dict[str, Any]) -> list[Item]:
         clean.append(item)
     if clean and clean[-1].role == "assistant":
         clean.pop()
-    result = system + given + clean
-    return _memory_cleared(result) if s["memory"] else result
+    head = system + given
+    result = head + clean
+    if s["memory"]:
+        result = _memory_cleared(result)
+    shared = 0
+    while shared < len(head) and shared < len(items) and result[shared] is items[shared]:
+        shared += 1
+    return result, shared, 0
 
 
-STRATEGIES: dict[str, Callable[[list[Item], dict[str, Any]], list[Item]]] = {"edit": edit, "trim": trim}
+STRATEGIES: dict[str, Callable[[list[Item], dict[str, Any], int, InspectCounter | None], Compacted]] = {
+    "edit": edit,
+    "trim": trim,
+}
 
 
 # -- the compaction() handler ----------------------------------------------------------------------
@@ -258,6 +349,7 @@ class Handler:
         self.threshold = threshold_tokens(threshold, settings["context_window"])
         self.counter = counter
         self.compacted: list[Item] = []
+        self.settled = 0  # the strategy's own: its last result's leading messages it would leave as they are
         self.seen = 0  # the history's messages taken in: react() passes the history, which only grows
         self.view = counter.running()  # the count of ``compacted``, kept as it grows
         self.fired: list[tuple[int, int, int]] = []  # (messages seen, tokens before, tokens after) per compaction
@@ -273,43 +365,45 @@ class Handler:
         total = TOOL_TOKENS + self.view.total()
         self.last_total = total
         if total > self.threshold:
-            target = self.compacted
-            result, counted = self._perform(target)
-            ids = {id(m) for m in result}
-            missing = [m for m in self.prefix if id(m) not in ids]
-            lead = 0
-            while lead < len(result) and result[lead].role == "system":
-                lead += 1
-            view = (
-                [m for m in missing if m.role == "system"]
-                + result[:lead]
-                + [m for m in missing if m.role != "system"]
-                + result[lead:]
-            )
-            self.compacted = view
-            if missing:  # the prefix put back: its count is the new list's
+            result, counted = self._perform(self.compacted, self.view)
+            prefix = self.prefix
+            missing: list[Item] = []
+            if not all(a is b for a, b in zip(prefix, result)) or len(result) < len(prefix):
+                ids = {id(m) for m in result}
+                missing = [m for m in prefix if id(m) not in ids]
+            if missing:  # the prefix put back, before the conversation: its count is the new list's
+                lead = 0
+                while lead < len(result) and result[lead].role == "system":
+                    lead += 1
+                result = (
+                    [m for m in missing if m.role == "system"]
+                    + result[:lead]
+                    + [m for m in missing if m.role != "system"]
+                    + result[lead:]
+                )
                 counted = self.counter.running()
-                counted.extend(view)
+                counted.extend(result)
+                self.settled = 0
+            self.compacted = result
             self.view = counted
             self.fired.append((count, total, TOOL_TOKENS + self.view.total()))
 
-    def _counted(self, items: list[Item]) -> Running:
-        running = self.counter.running()
-        running.extend(items)
-        return running
+    def _pass(self, messages: list[Item], counted: Running) -> tuple[list[Item], Running]:
+        out, shared, self.settled = self.strategy(messages, self.settings, self.settled, self.counter)
+        again = counted.start(shared)
+        again.extend(out[shared:])
+        return out, again
 
-    def _perform(self, messages: list[Item]) -> tuple[list[Item], Running]:
+    def _perform(self, messages: list[Item], counted: Running) -> tuple[list[Item], Running]:
         """The strategy, again while over and shrinking (at most 3 more passes); the result and its count."""
-        out = self.strategy(messages, self.settings)
-        counted = self._counted(out)
+        out, counted = self._pass(messages, counted)
         messages_tokens = counted.total()
         total = TOOL_TOKENS + messages_tokens
         for _ in range(3):
             if total <= self.threshold:
                 break
             previous = total
-            out = self.strategy(list(out), self.settings)
-            counted = self._counted(out)
+            out, counted = self._pass(out, counted)
             messages_tokens = counted.total()
             total = TOOL_TOKENS + messages_tokens
             if total >= previous:
@@ -345,7 +439,7 @@ def prefix_of(items: list[Item]) -> list[Item]:
 def replay(kind: str, items: list[Item], settings: dict[str, Any], counter: InspectCounter) -> Outcome:
     """The handler before every assistant message, then once more with the whole chat."""
     if settings["threshold"] == "always":
-        result = STRATEGIES[kind](items, settings)
+        result = STRATEGIES[kind](items, settings, 0, counter)[0]
         summary = f"Compaction{kind.title()} applied to the whole chat (threshold=always: the strategy alone)"
         return _outcome(items, result, summary, counter, None)
     handler = Handler(kind, settings, prefix_of(items), counter)
