@@ -31,8 +31,9 @@ CASES = [
     ("anthropic.clear_tool_uses", {"trigger": "100000"}, "keep", 1, 50),
     ("openhands.observation_masking", {}, "attention_window", 10, 100),
     ("openhands.recent_events", {}, "max_events", 100, 100),
+    ("openhands.amortized_forgetting", {}, "max_size", 100, 100),
     # stateful: replayed before every assistant message; its first plan counts every message with o200k_base
-    ("inspect.compaction_edit", {"threshold": "100000"}, "keep_tool_uses", 10, 10),
+    ("inspect.compaction_edit", {"threshold": "1000000"}, "keep_tool_uses", 10, 10),
     ("inspect.compaction_trim", {"threshold": "100000"}, "threshold", 100_000, 10_000),
 ]
 

@@ -1,7 +1,8 @@
 """Every other framework's policy against what the library itself gave on the same chat.
 
 The goldens (tests/golden_peers/, written by tools/peer_goldens.py with langchain-core 1.8.3, langchain
-1.5.2, openai-agents 0.24.0 and inspect-ai 0.3.285) hold each library's output, its errors and its own
+1.5.2, openai-agents 0.24.0 and inspect-ai 0.3.285, and by tools/peer_goldens_openhands.py with
+openhands-ai 0.62.0's CodeActAgent on Python 3.12) hold each library's output, its errors and its own
 token counts; here the inspector reads the same Chat Completions file, runs the policy with the same
 settings and must give exactly that: `prepare --format openai` and, for Inspect's stateful handler,
 the prompt at every call of the replay.
@@ -28,13 +29,31 @@ GOLDEN = Path(__file__).parent / "golden_peers"
 CASES = sorted(GOLDEN.glob("cases/*/*.json"))
 
 
-def _normal(messages: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-    """Arguments compared as parsed JSON (the library re-serialises them its own way)."""
+def _text(content: Any) -> Any:
+    """OpenHands' content as its string serializer sends it: the text parts joined by newlines ([] and the
+    inspector's null for an assistant message of calls only: "")."""
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        return "\n".join(p["text"] for p in content if p.get("type") == "text")
+    return content
+
+
+def _normal(messages: list[dict[str, Any]] | None, openhands: bool = False) -> list[dict[str, Any]] | None:
+    """Arguments compared as parsed JSON (the library re-serialises them its own way). OpenHands' messages
+    (sent as lists of parts) compared by their text; its tool messages always carry ``name`` (the call's
+    function, checked against the call here), which the inspector keeps only when the chat gave it."""
     if messages is None:
         return None
     out = []
+    functions = {c["id"]: c["function"]["name"] for m in messages for c in m.get("tool_calls") or []}
     for m in messages:
         m = dict(m)
+        if openhands:
+            m["content"] = _text(m.get("content"))
+            if m["role"] == "tool":
+                name = m.pop("name", None)
+                assert name is None or name == functions.get(m["tool_call_id"]), m
         if "tool_calls" in m:
             m["tool_calls"] = [
                 {**c, "function": {**c["function"], "arguments": json.loads(c["function"]["arguments"])}}
@@ -59,6 +78,9 @@ def test_there_are_goldens_for_every_exact_library_policy():
         "openai.tool_output_trimmer",
         "inspect.compaction_edit",
         "inspect.compaction_trim",
+        "openhands.recent_events",
+        "openhands.observation_masking",
+        "openhands.amortized_forgetting",
     }
     assert len(CASES) > 500
 
@@ -85,11 +107,12 @@ def test_policy_output_equals_the_library(path: Path):
         assert f"{plan.error.exception}: {plan.error.why}" == case["error"]
         return
     assert plan.error is None, plan.error.describe()
-    assert _normal([as_openai(i) for i in plan.wire_items()]) == _normal(case["output"])
+    openhands = case["policy"].startswith("openhands.")
+    assert _normal([as_openai(i) for i in plan.wire_items()], openhands) == _normal(case["output"], openhands)
     assert outcome is not None
     if case["message_tokens"] is not None:
         assert outcome.tokens == case["message_tokens"]
-    if case["policy"].startswith("langchain."):
+    if case["policy"].startswith(("langchain.", "openhands.")):
         assert outcome.total == case["input_tokens"]
     elif case["policy"].startswith("inspect."):
         counter = inspect_ai.InspectCounter()
@@ -99,16 +122,22 @@ def test_policy_output_equals_the_library(path: Path):
             assert outcome.total == case["handler_tokens"]
 
 
-INSPECT_CASES = [p for p in CASES if p.parent.name.startswith("inspect.")]
+REPLAY_CASES = [p for p in CASES if p.parent.name.startswith(("inspect.", "openhands."))]
 
 
-@pytest.mark.parametrize("path", INSPECT_CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_inspect_replay_at_every_call_equals_the_library(path: Path):
-    """The prompt at call N replays the handler on the chat as it stood before call N (`--at N`). The
-    library's replay goes on after a failed compaction; an agent stops there, and so does the check."""
+@pytest.mark.parametrize("path", REPLAY_CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_replay_at_every_call_equals_the_library(path: Path):
+    """The prompt at call N replays the policy on the chat as it stood before call N (`--at N`): Inspect's
+    handler, and OpenHands' CodeActAgent stepping before each assistant message (its last entry, the step
+    after the whole chat, is the case's output). The library's Inspect replay goes on after a failed
+    compaction; an agent stops there, and so does the check."""
     case = json.loads(path.read_text())
+    openhands = case["policy"].startswith("openhands.")
     calls = case.get("calls")
     if not calls:
+        if openhands:  # the steps are recorded for the rolling condenser only
+            assert case["policy"] != "openhands.amortized_forgetting" or case["error"] is not None
+            return
         assert case["settings"].get("threshold") == "always" or case["error"] is not None or calls == []
         return
     setup = Setup.of(policy=case["policy"], overrides=case["settings"])
@@ -122,6 +151,9 @@ def test_inspect_replay_at_every_call_equals_the_library(path: Path):
         )
     checked = 0
     for call in calls:
+        if openhands and call["at"] == len(whole.items):
+            assert call["output"] == case["output"]
+            continue
         number = at_of_call.get(call["at"])
         assert number is not None, f"no call of the inspector starts at message {call['at']}"
         prompt = history.at(number).prompt()
@@ -131,7 +163,8 @@ def test_inspect_replay_at_every_call_equals_the_library(path: Path):
             break
         assert prompt.error is None, prompt.error.describe()
         assert isinstance(prompt.planner, PeerPlan)
-        assert _normal([as_openai(i) for i in prompt.planner.wire_items()]) == _normal(call["output"])
+        sent = [as_openai(i) for i in prompt.planner.wire_items()]
+        assert _normal(sent, openhands) == _normal(call["output"], openhands)
         outcome = prompt.planner.outcome()
         assert outcome is not None and outcome.total == call["tokens"]
         checked += 1

@@ -1,5 +1,5 @@
-"""The policies with no library to run here (OpenHands' condensers, read from openhands-ai 0.62's
-source) and a policy of your own, on small chats whose answers are worked out by hand from the rules."""
+"""OpenHands' condensers on a small chat, each answer the one openhands-ai 0.62.0 gave (the goldens in
+tests/golden_peers/ cover them broadly), and a policy of your own, aligned with its input."""
 
 from __future__ import annotations
 
@@ -44,28 +44,36 @@ def sent(path: Path, policy: str, **settings: str) -> tuple[list[dict[str, objec
 
 def test_recent_events_keeps_the_head_and_the_tail(chat):
     out, plan = sent(chat, "openhands.recent_events", keep_first="1", max_events="3")
-    assert out == [CHAT[0], CHAT[5], CHAT[6]]  # the output of c2 stays though its call is forgotten
+    # the tail is o2 and "done": o2's call is forgotten, so o2 is never sent; the task is put back second
+    assert out == [CHAT[0], CHAT[1], CHAT[6]]
     assert [x.tier for x in plan.decisions()] == [
         d.FULL,
-        d.DROPPED,
-        d.DROPPED,
-        d.DROPPED,
-        d.DROPPED,
-        d.DROPPED,
         d.FULL,
+        d.DROPPED,
+        d.DROPPED,
+        d.DROPPED,
+        d.DROPPED,
+        d.DROPPED,
         d.FULL,
     ]
     # scout's form: 0 system, 1 user, 2 call c1, 3 output, 4 text "t", 5 call c2, 6 output o2, 7 done
+    assert plan.decision(1).detail.startswith("forgotten, but sent second: the agent always sends the task")
+    assert plan.decision(6).detail == (
+        "in the view, but not sent: ConversationMemory sends an output only with its whole response"
+        " (1 event as OpenHands counts it)"
+    )
 
 
 def test_recent_events_on_a_short_view_sends_the_first_events_twice(chat):
     out, _ = sent(chat, "openhands.recent_events")  # keep_first=1, max_events=10: view[-9:] is the whole view
-    assert out == [CHAT[0], *CHAT]
+    # the head (S) then the whole view; the task is put back second, as the event there is not a user's
+    assert out == [CHAT[0], CHAT[1], *CHAT]
 
 
 def test_observation_masking_masks_old_outputs_and_leaves_their_calls_out(chat):
     out, plan = sent(chat, "openhands.observation_masking", attention_window="2")
-    assert out == [CHAT[0], CHAT[1], {"role": "user", "content": "<MASKED>"}, *CHAT[4:]]
+    # a masked output is a user message; after the task it is formatted with a blank line first
+    assert out == [CHAT[0], CHAT[1], {"role": "user", "content": "\n\n<MASKED>"}, *CHAT[4:]]
     tiers = [x.tier for x in plan.decisions()]
     assert tiers == [d.FULL, d.FULL, d.DROPPED, d.CLEARED, d.FULL, d.FULL, d.FULL, d.FULL]
     assert plan.decision(3).detail.startswith("an observation older than the last 2 events (attention_window)")
@@ -73,10 +81,12 @@ def test_observation_masking_masks_old_outputs_and_leaves_their_calls_out(chat):
 
 def test_amortized_forgetting_forgets_once_and_stays_forgotten(chat):
     out, plan = sent(chat, "openhands.amortized_forgetting", max_size="4", keep_first="1")
-    # the view passes 4 events before the call at event 6: it keeps event 0 and the last 2 // 2 - 1 = 1 event
-    assert out == [CHAT[0], CHAT[5], CHAT[6]]
+    # the view passes 4 events before the call at event 6: it keeps event 0 and the last 4 // 2 - 1 = 1 event
+    assert out == [CHAT[0], CHAT[1], CHAT[6]]
     outcome = plan.outcome()
-    assert outcome is not None and outcome.summary.startswith("forgot 1 time(s): 4 event(s) forgotten")
+    assert (
+        outcome is not None and outcome.summary == "forgot 1 time(s): 4 event(s) forgotten, 3 in the view (max_size=4)"
+    )
 
 
 def test_a_policy_of_your_own_is_aligned_with_its_input(chat, tmp_path, monkeypatch):

@@ -205,7 +205,8 @@ class PeerPlan(PlannerBase):
             note = by_origin.get(i) or notes.get(at, default)
             if tokens is None or at < 0 or at >= len(tokens) or not first[i]:
                 return note
-            return f"{note} ({tokens[at]:,} {unit} as {who} counts it)"
+            count = tokens[at]
+            return f"{note} ({count:,} {unit[:-1] if count == 1 and unit.endswith('s') else unit} as {who} counts it)"
 
         return d.DecisionColumns(
             tiers,
