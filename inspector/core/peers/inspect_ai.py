@@ -66,6 +66,18 @@ class InspectCounter:
         self._closed: dict[str, int] = {}
         self._open: dict[str, int] = {}  # a list's last piece: counted at every call the list ends there
         self._copies: dict[int, tuple[Item, Item]] = {}  # results cleared by CompactionEdit, by original
+        self.chat: list[Item] = []  # the chat replayed, its messages' positions and its state after each
+        self.where: dict[int, int] = {}
+        self.chat_marks: list[tuple[int, str | None]] = [(0, None)]
+
+    def base(self, items: list[Item]) -> None:
+        """Keep the chat's running sums: a view is mostly runs of the chat's own messages."""
+        if self.chat == items:  # each plan passes a copy of the same messages: compared by identity, in C
+            return
+        self.chat, self.where = [], {}
+        running = Running(self)
+        running.extend(items)
+        self.chat, self.where, self.chat_marks = items, {id(m): k for k, m in enumerate(items)}, running.marks
 
     def closed(self, chunk: str) -> int:
         """``count(chunk + "\n")``, remembered per chunk."""
@@ -140,8 +152,8 @@ class InspectCounter:
             found = self._single[id(item)] = (item, self.count([item]))
         return found[1]
 
-    def running(self) -> Running:
-        return Running(self)
+    def running(self, limit: int | None = None) -> Running:
+        return Running(self, limit=limit)
 
 
 class Summary(NamedTuple):
@@ -153,17 +165,38 @@ class Summary(NamedTuple):
 class Running:
     """The count of a list that grows at its end, kept as it grows: the chunks closed so far and the one
     still open (the next part may join it), so a call adds only its new messages' counts. The state after
-    every message is kept (``marks``): a list that shares its first messages with this one starts there."""
+    each of the first ``limit`` messages is kept (``marks``): a list that shares its first messages with
+    this one starts there. A run of the chat's own messages, in order, after the chat's own state before
+    them, is counted from the chat's running sums (``InspectCounter.base``) without looking at each."""
 
-    def __init__(self, counter: InspectCounter, marks: list[tuple[int, str | None]] | None = None) -> None:
+    def __init__(
+        self, counter: InspectCounter, marks: list[tuple[int, str | None]] | None = None, limit: int | None = None
+    ) -> None:
         self.counter = counter
         self.marks: list[tuple[int, str | None]] = marks if marks is not None else [(0, None)]
+        self.limit = limit
         self.closed, self.chunk = self.marks[-1]
 
     def extend(self, items: list[Item]) -> None:
-        closed_of, summary, marks = self.counter.closed, self.counter.summary, self.marks
+        counter = self.counter
+        closed_of, summary, marks, limit = counter.closed, counter.summary, self.marks, self.limit
+        chat, where, chat_marks = counter.chat, counter.where, counter.chat_marks
         total, chunk = self.closed, self.chunk
-        for item in items:
+        j, size, end = 0, len(items), len(chat)
+        while j < size:
+            item = items[j]
+            h = where.get(id(item))
+            if h is not None and chat[h] is item and chunk is chat_marks[h][1]:
+                r = h + 1
+                j += 1
+                while j < size and r < end and items[j] is chat[r]:
+                    r += 1
+                    j += 1
+                base = total - chat_marks[h][0]
+                if limit is None or len(marks) <= limit:
+                    marks.extend((base + c, k) for c, k in chat_marks[h + 1 : r + 1])
+                total, chunk = base + chat_marks[r][0], chat_marks[r][1]
+                continue
             head, inner, tail = summary(item)
             if tail is None:  # every part joins (and there is at least one: head is a str)
                 chunk = head if chunk is None else f"{chunk}\n{head}"
@@ -174,12 +207,16 @@ class Running:
                     total += closed_of(head)
                 total += inner
                 chunk = tail
-            marks.append((total, chunk))
+            if limit is None or len(marks) <= limit:
+                marks.append((total, chunk))
+            j += 1
         self.closed, self.chunk = total, chunk
 
     def start(self, count: int) -> Running:
         """A count for a list whose first ``count`` messages are this list's."""
-        return Running(self.counter, self.marks[: count + 1])
+        if count >= len(self.marks):
+            raise ValueError(f"the state after {count} messages was not kept")
+        return Running(self.counter, self.marks[: count + 1], self.limit)
 
     def raw(self) -> int:
         return self.closed + (self.counter.open(self.chunk) if self.chunk is not None else 0)
@@ -289,37 +326,31 @@ def trim(items: list[Item], s: dict[str, Any], settled: int = 0, counter: Inspec
     preserve = s["preserve"]
     if not 0 <= preserve <= 1:
         raise PolicyRaises("ValueError", f"preserve must be in range [0,1], got {preserve}")
-    system: list[Item] = []
-    given: list[Item] = []
-    conversation: list[Item] = []
-    for item in items:
-        (system if item.role == "system" else conversation).append(item)
-    if not given:
-        while conversation:
-            item = conversation.pop(0)
-            given.append(item)
-            if item.role == "user":
-                break
+    system = [m for m in items if m.role == "system"]
+    conversation = [m for m in items if m.role != "system"] if system else items
+    first_user = next((k for k, m in enumerate(conversation) if m.role == "user"), len(conversation) - 1)
+    given, conversation = conversation[: first_user + 1], conversation[first_user + 1 :]
     start = int(len(conversation) * (1 - preserve))
     kept: list[Item] = []
-    active: set[Any] = set()
+    active: Any = ()
     for item in conversation[start:]:
-        if item.role == "assistant":
-            active = {c.id for c in item.calls}
+        role = item.role
+        if role == "assistant":
+            active = {c.id for c in item.calls} if item.calls else ()
             kept.append(item)
-        elif item.role == "tool" and item.call_id in active:
-            kept.append(item)
-        elif item.role == "user":
-            active = set()
+        elif role == "tool":
+            if item.call_id in active:
+                kept.append(item)
+        elif role == "user":
+            active = ()
             kept.append(item)
     answered = {m.call_id for m in kept if m.role == "tool"}
-    clean = []
-    for item in kept:
-        if item.role == "assistant" and item.calls:
-            valid = tuple(c for c in item.calls if c.id in answered)
-            if len(valid) != len(item.calls):
-                item = replace(item, calls=valid)
-        clean.append(item)
+    clean = [
+        item
+        if not item.calls or all(c.id in answered for c in item.calls)
+        else replace(item, calls=tuple(c for c in item.calls if c.id in answered))
+        for item in kept
+    ]
     if clean and clean[-1].role == "assistant":
         clean.pop()
     head = system + given
@@ -351,7 +382,10 @@ class Handler:
         self.compacted: list[Item] = []
         self.settled = 0  # the strategy's own: its last result's leading messages it would leave as they are
         self.seen = 0  # the history's messages taken in: react() passes the history, which only grows
-        self.view = counter.running()  # the count of ``compacted``, kept as it grows
+        # CompactionEdit starts where it settled, anywhere; CompactionTrim keeps at most the system messages
+        # and the input (``shared``), so only their states are worth keeping
+        self.limit = None if kind == "edit" else len(prefix) + sum(m.role == "system" for m in counter.chat)
+        self.view = counter.running(self.limit)  # the count of ``compacted``, kept as it grows
         self.fired: list[tuple[int, int, int]] = []  # (messages seen, tokens before, tokens after) per compaction
         self.last_total = 0
 
@@ -381,7 +415,7 @@ class Handler:
                     + [m for m in missing if m.role != "system"]
                     + result[lead:]
                 )
-                counted = self.counter.running()
+                counted = self.counter.running(self.limit)
                 counted.extend(result)
                 self.settled = 0
             self.compacted = result
@@ -442,6 +476,7 @@ def replay(kind: str, items: list[Item], settings: dict[str, Any], counter: Insp
         result = STRATEGIES[kind](items, settings, 0, counter)[0]
         summary = f"Compaction{kind.title()} applied to the whole chat (threshold=always: the strategy alone)"
         return _outcome(items, result, summary, counter, None)
+    counter.base(items)
     handler = Handler(kind, settings, prefix_of(items), counter)
     for k, item in enumerate(items):
         if item.role == "assistant" and k > 0:
