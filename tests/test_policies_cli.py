@@ -288,3 +288,21 @@ def test_parallel_calls_stay_one_response(tmp_path):
     assert [row["tools"] for row in json.loads(r.stdout)] == [["f", "g"], []]
     sent = json.loads(cli("prepare", path, "--policy", "openai.tool_output_trimmer", "--format", "openai").stdout)
     assert sent == [{**m, "tool_calls": [{**c, "function": {**c["function"], "arguments": c["function"]["arguments"].replace(" ", "")}} for c in m["tool_calls"]]} if "tool_calls" in m else m for m in messages]  # fmt: skip
+
+
+def test_an_edit_of_a_setting_keeps_the_chat_s_facts_and_reads_thresholds_again():
+    """The app re-plans a policy's every edit through ChatHistory.with_setup: the chat's facts (its tool
+    outputs cut, its counts) are kept, scout-ai's thresholds are read again from the new --set values."""
+    from inspector.core.calls.history import open_history
+    from inspector.core.setup import Setup
+
+    history = open_history(Path(DEMO), Setup.of(policy="langchain.clear_tool_uses", overrides={"trigger": "3000"}))
+    edited = history.with_setup(
+        Setup.of(policy="langchain.clear_tool_uses", overrides={"trigger": "3000", "keep": "7"})
+    )
+    assert edited.whole.facts is history.whole.facts
+    assert edited.whole.policy is not None and edited.whole.policy.as_dict()["keep"] == 7
+    scout = edited.with_setup(Setup.of(overrides={"max_tool_calls": "5"}))
+    assert scout.whole.facts is history.whole.facts
+    assert scout.whole.thresholds["max_tool_calls"] == 5
+    assert scout.with_setup(Setup.of()).whole.thresholds["max_tool_calls"] != 5

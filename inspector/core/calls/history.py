@@ -66,14 +66,12 @@ class ChatHistory:
         new = copy(self)
         new.setup = setup
         old = self.whole
-        if (setup.overrides, setup.env, setup.config_files) == (
-            self.setup.overrides,
-            self.setup.env,
-            self.setup.config_files,
-        ):
-            new.whole = old.with_setup(setup)
-        else:
+        if (setup.env, setup.config_files) != (self.setup.env, self.setup.config_files):
             new.whole = inspect_chat(old.chat, setup)
+        elif setup.overrides == self.setup.overrides:
+            new.whole = old.with_setup(setup)
+        else:  # an edit (a policy's every edit): thresholds read again, the chat's facts kept
+            new.whole = old.with_setup(setup, thresholds_for(old.chat, setup))
         new._cache = OrderedDict()
         new._counts_fast = None
         new.prefix_counts = dict(self.prefix_counts)
