@@ -41,7 +41,7 @@ from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.strategies import UnknownStrategy
-from inspector.core.scout.strategies.shorten_tools import prefix_counts
+from inspector.core.scout.strategies.shorten_tools import prefix_counts_grid
 from inspector.core.scout.tool_facts import ToolFacts
 from inspector.core.scout.totals import estimate_tokens
 from inspector.core.setup import ChatSource, Setup
@@ -212,9 +212,10 @@ class _Scorer:
         facts, whole = self.facts, self.whole
         if self._values is None:  # the whole chat's config lines: the same values at every call
             self._values = [self.thresholds(k, whole).as_tuple() for k in range(len(self.tallies))]
+        grid = prefix_counts_grid(facts, count, self._values)
         for k, tally in enumerate(self.tallies):
             values = self._values[k]
-            counts = prefix_counts(facts, count, values)
+            counts = grid[k]
             raises = counts.error is not None
             if raises:
                 self._raised(tally, number, counts.error.describe() if counts.error is not None else "")

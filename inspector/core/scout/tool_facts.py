@@ -38,10 +38,6 @@ KIND_OF_CODE = {CALL: ToolKind.CALL, OUTPUT: ToolKind.OUTPUT}  # FAIL (not a JSO
 NOTHING_TO_SHORTEN = -1
 
 
-def _negated(index: int) -> int:
-    return -index
-
-
 class BandSums(NamedTuple):
     """``ToolFacts.band_sums``: per kind (CALL, OUTPUT), running sums over tool positions (index p: those
     before p), and the positions whose shortening raises (sorted)."""
@@ -141,6 +137,7 @@ class ToolFacts:
         self._raising: list[int] | None = None
         self._band: BandSums | None = None
         self._odd: frozenset[int] | None = None
+        self._negated_order: list[int] | None = None
         self._char_sums: tuple[list[int], list[int]] | None = None
 
     @property
@@ -189,6 +186,7 @@ class ToolFacts:
         new._raising = None
         new._band = None
         new._odd = None
+        new._negated_order = None
         new.maybe_raises = self.maybe_raises[start:]
         new.idents = self.idents[start:]
         new._char_sums = None
@@ -271,6 +269,7 @@ class ToolFacts:
         new._raising = None
         new._band = None
         new._odd = None
+        new._negated_order = None
         new.shortener = self.shortener
         new.windows = {}
         new.maybe_raises = risks + self.maybe_raises
@@ -280,9 +279,12 @@ class ToolFacts:
 
     def newer_than(self, count: int) -> int:
         """How many tool positions hold a message at index ``count`` or later (order is newest first)."""
-        order = self.order
         # order is descending: the positions at count or later are those whose negated index is <= -count
-        return bisect_right(order, -count, key=_negated)
+        # (negated once: a table over every call asks this a hundred thousand times)
+        negated = self._negated_order
+        if negated is None:
+            negated = self._negated_order = [-i for i in self.order]
+        return bisect_right(negated, -count)
 
     # -- the middle band --------------------------------------------------------------
     def shortened(self, position: int) -> int:

@@ -17,7 +17,7 @@ from inspector.core.policies import decision as d
 from inspector.core.policies.decision import ToolKind
 from inspector.core.policies.planner import Planner, Sizes
 from inspector.core.scout.roles import tool_kind
-from inspector.core.scout.tool_facts import CALL, FAIL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, chars_of
+from inspector.core.scout.tool_facts import CALL, FAIL, NOTHING_TO_SHORTEN, OUTPUT, BandSums, ToolFacts, chars_of
 
 KEEP, CUT, DROP, RAISE, UNREACHED = 0, 1, 2, 3, 4
 _TIER = {KEEP: d.FULL, CUT: d.TRUNCATED, DROP: d.DROPPED, RAISE: d.ERROR, UNREACHED: d.UNDECIDED}
@@ -438,21 +438,46 @@ def prefix_counts(
     message there raises (then, and with ``closed=False``, it is walked). Tests compare both with the full
     plan on generated chats and the samples.
     """
+    return prefix_counts_grid(facts, count, [thresholds], closed)[0]
+
+
+def prefix_counts_grid(
+    facts: ToolFacts, count: int, grid: list[tuple[int, int, int, int, int]], closed: bool = True
+) -> list[PrefixCounts]:
+    """``prefix_counts`` under each thresholds of ``grid``: what does not depend on them is read once (a
+    corpus scores every call of a chat under each setting of its grid)."""
+    kinds, outs = facts.kinds, facts.outs
+    size = len(kinds)
+    o = facts.newer_than(count)  # the prefix's tool positions are o..size-1 here, 0..size-o-1 in its own facts
+    base_out = outs[o - 1] if o else 0
+    stop = min((p for p in facts.failures if p >= o), default=size) if facts.failures else size
+    band = facts.band_sums() if closed else None
+    chars_sums, tool_from = facts.char_sums()
+    nontool = chars_sums[count] - tool_from[o]
+    return [_prefix_counts(facts, count, t, o, base_out, stop, band, nontool) for t in grid]
+
+
+def _prefix_counts(
+    facts: ToolFacts,
+    count: int,
+    thresholds: tuple[int, int, int, int, int],
+    o: int,
+    base_out: int,
+    stop: int,
+    band: BandSums | None,
+    nontool: int,
+) -> PrefixCounts:
     full_calls, full_outputs, max_calls, max_outputs, budget = thresholds
     kinds, raw, outs, prefix = facts.kinds, facts.raw, facts.outs, facts.prefix
     size = len(kinds)
-    o = facts.newer_than(count)  # the prefix's tool positions are o..size-1 here, 0..size-o-1 in its own facts
     walked = size - o
-    base_out = outs[o - 1] if o else 0
     base_chars = prefix[o]
-    stop = min((p for p in facts.failures if p >= o), default=size) if facts.failures else size
     start = min(bisect_left(prefix, budget + base_chars, o, stop + 1), stop)
     chars = prefix[start] - base_chars
     kept_extra = cut = drop = raised = unreached = 0
     error: ScoutError | None = None
     limit = max(max_calls, max_outputs, full_calls - 1, full_outputs - 1)
     drop_from = min(max(bisect_right(outs, limit + base_out, o), start), stop)
-    band = facts.band_sums() if closed else None
     if band is not None and not _raises_between(band.raising, start, drop_from):
         # the walk in closed form: per kind, counted (monotone along p) splits the band between the budget and
         # drop_from into kept whole, shortened and dropped, read off running sums
@@ -516,6 +541,4 @@ def prefix_counts(
         counts[d.FULL] -= skipped
         counts[d.UNDECIDED] += skipped
         return PrefixCounts(counts, 0, 0, error)
-    chars_sums, tool_from = facts.char_sums()
-    nontool = chars_sums[count] - tool_from[o]
     return PrefixCounts(counts, counts[d.FULL] + cut, nontool + chars + kept_extra, None)
