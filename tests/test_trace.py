@@ -218,3 +218,27 @@ def test_a_text_found_only_in_another_case_says_so():
     assert verdict.endswith("It does occur when the case is ignored (--ignore-case; i in why).")
     assert "ignored" not in trace(inspection, "absent").verdict()
     assert trace(inspection, "reconnect", ignore_case=True).occurrences
+
+
+def test_a_text_found_only_as_a_regular_expression_says_so():
+    from inspector.core.analysis.trace import trace
+    from inspector.core.inspection import Inspection
+    from inspector.core.model import Chat, Message
+    from inspector.core.scout.settings import resolve
+
+    chat = Chat([Message({"role": "user", "content": "set reconnect_backoff_ms=250"})])
+    inspection = Inspection(chat, resolve(env={}, config_files=[]))
+    start = "'reconnect.backoff' never occurs in the chat (not in any message, nor in anything consumed before the strategies)."
+    assert trace(inspection, "reconnect.backoff").verdict() == (
+        start + " It does occur read as a regular expression (--regex; x in why)."
+    )
+    assert (
+        trace(inspection, "RECONNECT.BACKOFF")
+        .verdict()
+        .endswith(
+            " It does occur read as a regular expression with the case ignored (--regex --ignore-case; x and i in why)."
+        )
+    )
+    # no suggestion for what does not match either way, nor for text with no sign of a regular expression
+    assert trace(inspection, "reconnect.delay").verdict().endswith("strategies).")
+    assert trace(inspection, "reconnect backoff").verdict().endswith("strategies).")

@@ -88,6 +88,8 @@ class Trace:
     error: str | None = None  # scout-ai raises: nothing is sent at all
     more: dict[int, int] = field(default_factory=dict)  # row -> occurrences found there beyond those listed
     other_case: bool = False  # found nowhere as typed, but found when the case is ignored
+    as_regex: bool = False  # found nowhere as typed, but found when read as a regular expression
+    as_regex_any_case: bool = False  # ... only when read as one with the case ignored
 
     @property
     def hidden(self) -> list[Occurrence]:
@@ -99,6 +101,13 @@ class Trace:
         found = self.occurrences
         if not found:
             hint = " It does occur when the case is ignored (--ignore-case; i in why)." if self.other_case else ""
+            if self.as_regex:
+                hint += " It does occur read as a regular expression (--regex; x in why)."
+            elif self.as_regex_any_case:
+                hint += (
+                    " It does occur read as a regular expression with the case ignored "
+                    "(--regex --ignore-case; x and i in why)."
+                )
             return (
                 f"{shown} never occurs in the chat (not in any message, nor in anything consumed before the "
                 f"strategies).{hint}"
@@ -324,15 +333,23 @@ def trace(
                 )
             )
     result.occurrences.sort(key=lambda o: (o.row, o.raw_start if o.raw_start is not None else o.spot.start))
-    if not result.occurrences and not ignore_case:
-        result.other_case = _other_case(chat, text, regex)
+    if not result.occurrences:
+        if not ignore_case:
+            result.other_case = _occurs(chat, text, regex, True)
+        if not regex and REGEX_SIGNS.search(text):
+            result.as_regex = _occurs(chat, text, True, ignore_case)
+            if not (result.as_regex or result.other_case or ignore_case):
+                result.as_regex_any_case = _occurs(chat, text, True, True)
     return result
 
 
-def _other_case(chat: Chat, text: str, regex: bool) -> bool:
-    """Whether the text occurs when the case is ignored (asked only when it occurs nowhere as typed)."""
+REGEX_SIGNS = re.compile(r"[.*+?^$|()\[\]{}\\]")  # text that reads differently as a regular expression
+
+
+def _occurs(chat: Chat, text: str, regex: bool, ignore_case: bool) -> bool:
+    """Whether the text occurs read so (asked only when it occurs nowhere as typed)."""
     try:
-        pattern = compile_pattern(text, regex, True)
+        pattern = compile_pattern(text, regex, ignore_case)
     except UsageError:
         return False
     contents = [m.fields.get("content") for m in chat.messages] + [
