@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from inspector.ui.widgets.summary import SummaryBar
 
-from .conftest import edit, row_line, settle, split
+from .conftest import edit, row_line, screen_text, settle, split
 
 
 def summary(app) -> str:
@@ -116,3 +118,28 @@ async def test_editor_toggles_and_typing_q_stays_text(make_app):
         await pilot.press("t")  # inside it, t closes it (it is never typed)
         await pilot.pause()
         assert not app.chat.editor.has_class("-open") and app.focused is app.chat.view
+
+
+@pytest.mark.frames  # read off the screen, drawn for real
+async def test_text_the_command_line_refuses_is_refused_under_its_field_and_the_plan_stays(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        await edit(app, pilot, "max_tool_calls", "3-5")
+        source = app.chat.editor.query_one("#src-max_tool_calls")
+        assert str(source.render()) == "expects an integer, got '3-5': not applied, the plan kept"
+        assert source.has_class("-error")
+        # the editor's column, its wrapped lines joined: the message is read as shown
+        column = " ".join(line.split("▏", 1)[1].strip() for line in screen_text(app).splitlines() if "▏" in line)
+        assert "max_tool_calls 3-5 expects an integer, got '3-5': not applied, the plan kept" in " ".join(
+            column.split()
+        )
+        assert app.chat.thresholds["max_tool_calls"] == 3  # "3" applied while typing; "3-" and "3-5" refused
+        await edit(app, pilot, "max_tool_calls", "10+")
+        assert str(source.render()) == "expects an integer, got '10+': not applied, the plan kept"
+        assert app.chat.thresholds["max_tool_calls"] == 10
+        await pilot.press("backspace")
+        await settle(app, pilot, app.debounce + 0.05)
+        # a value again (the one in force): its source is back, the error style gone
+        assert not source.has_class("-error")
+        assert str(source.render()).startswith("edited")

@@ -208,6 +208,7 @@ class ThresholdEditor(VerticalScroll):
     def __init__(self, strategy_choices: list[str], **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.sources_shown: dict[str, str] = {}  # key -> the source text on screen
+        self.thresholds_shown: Thresholds | None = None  # what the sources were read from
         self.strategy_choices = strategy_choices
         self.chat_label = ""  # what the chat's choice resolves to, shown with it
         self.shown_choice = CHAT_CHOICE  # the strategies entry the Select shows (it starts on the first)
@@ -319,6 +320,7 @@ class ThresholdEditor(VerticalScroll):
             for key in self.rows:
                 for prefix in ("lb", "th", "src"):
                     self.query_one(f"#{prefix}-{key}").display = key in shown
+        self.thresholds_shown = thresholds
         with self.prevent(Input.Changed, Select.Changed):
             for key in (key for key in SETTING_KEYS if key in self.rows):
                 field = self.query_one(f"#th-{key}", Input)
@@ -478,12 +480,15 @@ class ThresholdEditor(VerticalScroll):
         value = thresholds.values.get(key)
         if value is None:
             return
+        if self.query_one(f"#th-{key}", Input).has_class("-invalid"):
+            return  # the field's own message stays until it reads as a value again
         label = self.query_one(f"#src-{key}", Static)
         text = one_line(value.describe_source(), 200)
         if self.sources_shown.get(key) != text:  # each update is a layout pass
             self.sources_shown[key] = text
             label.update(Content(text))
         label.set_class(value.source == Source.EDITED, "-edited")
+        label.set_class(False, "-error")
 
     def entry_field(self) -> Input:
         """The field the focus goes to on opening: the charted one, or the first shown (under a policy: its
@@ -520,8 +525,16 @@ class ThresholdEditor(VerticalScroll):
         key = (event.input.id or "")[3:]
         value = parse_value(event.value, key)
         event.input.set_class(value is None, "-invalid")
-        event.input.tooltip = "not a number: ignored" if value is None else None
+        if value is None and key in SETTING_KEYS:
+            # the command line's words (--set refuses the same text), under the field, in the error style
+            wanted = "a decimal number" if key in FLOAT_KEYS else "an integer"
+            label = self.query_one(f"#src-{key}", Static)
+            label.update(Content(one_line(f"expects {wanted}, got {event.value!r}: not applied, the plan kept", 200)))
+            label.set_class(True, "-error")
+            self.sources_shown.pop(key, None)
         if value is not None and key in SETTING_KEYS:
+            if self.thresholds_shown is not None:  # its message gone even if the value is the one in force
+                self.show_source(key, self.thresholds_shown)
             self.post_message(self.Edited(key, value))
 
     @on(Input.Submitted)
