@@ -68,13 +68,13 @@ async def test_search_finds_hits_and_n_N_move_between_them(make_app):
         await settle(app, pilot)
         await pilot.press("slash")
         assert app.focused.id == "prompt-bar"
-        await pilot.press(*"BACKOFF", "enter")
+        await pilot.press(*"backoff", "enter")
         await settle(app, pilot)
         hits = app.chat.view.search_hits
-        assert hits[:4] == [3, 4, 8, 16] and len(hits) == 16  # case-insensitive, in original content
+        assert hits[:4] == [3, 4, 8, 16] and len(hits) == 16  # no capital: any case, in original content
         assert app.chat.view.current_row == hits[0]
         status = str(app.query_one("#status").render())
-        assert "search 'BACKOFF' (any case): message 1 of 16" in status
+        assert "search 'backoff' (any case): message 1 of 16" in status
         await pilot.press("n")
         assert app.chat.view.current_row == hits[1]
         await pilot.press("N")

@@ -286,3 +286,28 @@ async def test_a_trace_stopped_by_escape_searches_no_fixes(make_app, monkeypatch
         screen = await ask_why(app, pilot, FACT)
         assert "tracing stopped after 4,096 of 20,000 messages (Esc again closes)" in screen_text(app)
         assert screen.result is None and not screen.reports
+
+
+async def test_why_and_search_share_one_case_default(make_app):
+    """No capital: the case is ignored; a capital: it counts. The title says which, i still toggles it."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, "RECONNECT_backoff_ms: 7350")
+        assert "Why: 'RECONNECT_backoff_ms: 7350'  (ignore case off · regex off)" in screen_text(app)
+        assert screen.result is not None and not screen.result.occurrences
+        await pilot.press("escape")
+        await settle(app, pilot)
+        screen = await ask_why(app, pilot, "reconnect_BACKOFF_ms: 7350".lower())
+        assert "(ignore case on · regex off)" in screen_text(app)
+        assert screen.result is not None and screen.result.occurrences
+        await pilot.press("escape")
+        await settle(app, pilot)
+        messages = app.chat.document.inspection.chat.messages
+        await pilot.press("slash", *"Checkout", "enter")
+        await settle(app, pilot)
+        exact = [i for i, m in enumerate(messages) if "Checkout" in str(m.fields.get("content"))]
+        assert app.chat.view.search_hits == exact
+        assert "search 'Checkout' (this case: a capital was typed): message 1 of" in str(
+            app.query_one("#status").render()
+        )

@@ -46,6 +46,7 @@ from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.rows import CUT, content_text, row_matches_tier
 from inspector.core.present.sanitize import one_line
+from inspector.core.present.search import ignores_case
 from inspector.core.present.settings_lines import as_env, as_scout_config, strategy_to_write
 from inspector.core.present.timeline import calls_count, calls_range
 from inspector.core.scout import versions
@@ -601,7 +602,13 @@ class ChatScreen(Screen[None]):
                 )
 
         screen = WhyScreen(
-            text, doc.inspection, self.replanner(), history=doc.history, call=doc.call, settings=doc.call_settings()
+            text,
+            doc.inspection,
+            self.replanner(),
+            ignore_case=ignores_case(text),  # as / searches: a capital asks for the case
+            history=doc.history,
+            call=doc.call,
+            settings=doc.call_settings(),
         )
         self.push(cast("Screen[object]", screen), done)
 
@@ -714,7 +721,8 @@ class ChatScreen(Screen[None]):
                 parts.append(f"search {view.search_query!r}: no message matches")
             else:
                 where = f"{at} of {len(hits):,}" if at else f"{len(hits):,}"
-                parts.append(f"search {view.search_query!r} (any case): message {where} matching (n/N)")
+                case = "any case" if ignores_case(view.search_query) else "this case: a capital was typed"
+                parts.append(f"search {view.search_query!r} ({case}): message {where} matching (n/N)")
         self.query_one(StatusLine).show("  ·  ".join(parts) or "no rows")
 
     @on(DualColumnView.Highlighted)

@@ -16,6 +16,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
 
 from inspector.core.present.detail import RULE
+from inspector.core.present.search import ignores_case
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -85,12 +86,14 @@ class DetailPane(TextArea):
         return next((i for i, line in enumerate(self.text.split("\n")) if line.startswith(marker)), None)
 
     def select_text(self, query: str) -> bool:
-        """Select the first occurrence of ``query`` (any case) in the original part and scroll to it."""
+        """Select the first occurrence of ``query`` (the search's case rule) in the original part and scroll
+        to it."""
         lines = self.text.split("\n")
         start = self.section_line("original") or 0
-        needle = query.lower()
+        fold = ignores_case(query)
+        needle = query.lower() if fold else query
         for number in range(start + 1, len(lines)):
-            column = lines[number].lower().find(needle)
+            column = (lines[number].lower() if fold else lines[number]).find(needle)
             if column >= 0:
                 self.selection = Selection((number, column), (number, column + len(query)))
                 self.scroll_cursor_visible(center=True, animate=False)
