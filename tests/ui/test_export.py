@@ -171,3 +171,29 @@ async def test_the_export_dialog_says_what_it_writes_with_the_tokens_named(make_
             f"~{(totals.chars_after + 3) // 4:,} tokens (estimate: characters / 4)"
         )
         assert "the plan on screen (the whole chat): " in screen_text(app)  # shown in the dialog (wrapped)
+
+
+async def test_arrows_choose_the_format_from_the_start_and_the_path_follows(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await open_export(app, pilot)
+        path = screen.query_one("#path")
+        assert app.focused is path and path.value == "debug_session.prompt.json"
+        await pilot.press("down")
+        await pilot.pause()
+        assert (screen.kind, screen.fmt, path.value) == ("prepare", "jsonl", "debug_session.prompt.jsonl")
+        assert "debug_session.prompt.jsonl" in screen_text(app)
+        await pilot.press("up", "up")  # the first choice stops it
+        await pilot.pause()
+        assert (screen.fmt, path.value) == ("json", "debug_session.prompt.json")
+        for _ in range(len(choices())):
+            await pilot.press("down")
+        await pilot.pause()
+        last_kind, last_fmt = choices()[-1]
+        assert (screen.kind, screen.fmt) == (last_kind, last_fmt)
+        assert path.value == default_path("debug_session.json", last_kind, last_fmt)
+        await pilot.press(*"x")  # typed: a name of one's own, which the format no longer replaces
+        await pilot.press("up")
+        await pilot.pause()
+        assert path.value.endswith("x") and screen.fmt != last_fmt

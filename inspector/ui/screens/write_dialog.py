@@ -34,6 +34,14 @@ class Asking(Protocol):
     @property
     def app(self) -> App[object]: ...
 
+    def action_step_choice(self, step: int) -> None:
+        """The choice before or after the one picked (the list's ends stop it), as if it were pressed."""
+        buttons = list(self.query_one(f"#{self.RADIO_ID}", RadioSet).query(RadioButton))
+        at = next((k for k, b in enumerate(buttons) if b.value), 0)
+        target = min(max(at + step, 0), len(buttons) - 1)
+        if target != at:
+            buttons[target].value = True
+
     def say(self, text: str, error: bool = False) -> None: ...
 
 
@@ -75,7 +83,12 @@ def ask_target(
 class WriteDialog(Dialog[ChoiceT]):
     """Dismisses with ``choice(target)`` or None."""
 
-    BINDINGS = [Binding("escape", "close", "Close", show=False)]
+    BINDINGS = [
+        Binding("escape", "close", "Close", show=False),
+        # the path field has the focus from the start; a one-line field has no use for up and down
+        Binding("up", "step_choice(-1)", "Previous format", show=False),
+        Binding("down", "step_choice(1)", "Next format", show=False),
+    ]
     RADIO_ID = "format"
     MESSAGE_ID = "write-message"
 
@@ -124,6 +137,14 @@ class WriteDialog(Dialog[ChoiceT]):
         if untouched:  # follow the format unless the user typed a name of their own
             path.value = self.default_path()
             path.cursor_position = len(path.value)  # typing goes on at the end, not where the old name ended
+
+    def action_step_choice(self, step: int) -> None:
+        """The choice before or after the one picked (the list's ends stop it), as if it were pressed."""
+        buttons = list(self.query_one(f"#{self.RADIO_ID}", RadioSet).query(RadioButton))
+        at = next((k for k, b in enumerate(buttons) if b.value), 0)
+        target = min(max(at + step, 0), len(buttons) - 1)
+        if target != at:
+            buttons[target].value = True
 
     def say(self, text: str, error: bool = False) -> None:
         message = self.query_one(f"#{self.MESSAGE_ID}", Static)
