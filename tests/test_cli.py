@@ -76,7 +76,21 @@ def test_explain_json_rows(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
-    assert list(data) == ["rows", "findings", "summary"] and data["findings"] == []
+    assert list(data) == ["rows", "findings", "summary", "settings"] and data["findings"] == []
+    # the report says what made it: the call (none: the whole chat), the version, the strategies, each value
+    assert data["settings"] == {
+        "call": None,
+        "scout_version": "seed",
+        "strategies": ["shorten_tools"],
+        "policy": None,
+        "thresholds": {
+            "full_tool_calls": {"value": 0, "source": "default"},
+            "full_tool_outputs": {"value": 0, "source": "override", "where": "--set", "raw": "0"},
+            "max_tool_calls": {"value": 1, "source": "override", "where": "--set", "raw": "1"},
+            "max_tool_outputs": {"value": 1, "source": "follows max_tool_calls", "raw": "1"},
+            "max_tool_chars": {"value": 0, "source": "override", "where": "--set", "raw": "0"},
+        },
+    }
     rows = data["rows"]
     assert [(row["index"], row["role"], row["tier"], row["reason"]) for row in rows] == [
         (0, "user", "full", "not_tool"),
@@ -93,8 +107,9 @@ def test_explain_json_rows(tmp_path):
 def test_explain_table_summary_and_markdown():
     r = run("explain", SAMPLE)
     assert r.returncode == 0, r.stderr
-    last = r.stdout.strip().splitlines()[-1]
-    assert last.startswith("116 messages (79 full, 11 truncated, 26 dropped); 90 sent; characters 217,838 -> ")
+    summary, settings = r.stdout.strip().splitlines()[-2:]
+    assert summary.startswith("116 messages (79 full, 11 truncated, 26 dropped); 90 sent; characters 217,838 -> ")
+    assert settings.startswith("settings: the whole chat (the next call); scout-ai seed, strategies shorten_tools;")
     r = run("explain", SAMPLE, "--format", "markdown")
     assert r.stdout.startswith("| # | line | role | tool | id | tier | reason | chars | visible |")
 
@@ -292,3 +307,27 @@ def test_the_app_without_a_terminal_says_so_instead_of_hanging():
         "prompt-inspector: error: the app needs a terminal; for text output use "
         "'prompt-inspector explain CHAT' or 'prompt-inspector prepare CHAT'"
     )
+
+
+def test_every_explain_report_says_the_call_and_the_settings_that_made_it(tmp_path):
+    from inspector.demo import demo_chat_path
+
+    demo = str(demo_chat_path())
+    r = run("explain", demo, "--at", "5", "--format", "markdown", "--set", "max_tool_chars=5000", home=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == (
+        "**Settings:** call 5; scout-ai seed, strategies shorten_tools; full_tool_calls=0 (default), "
+        "full_tool_outputs=10 (default), max_tool_calls=40 (default), max_tool_outputs=40 (follows "
+        "max_tool_calls), max_tool_chars=5000 (override (--set))"
+    )
+    r = run("explain", demo, home=tmp_path)
+    assert r.stdout.splitlines()[-1].startswith(
+        "settings: the whole chat (the next call); scout-ai seed, strategies shorten_tools; full_tool_calls=0"
+    )
+    r = run("explain", demo, "--format", "json", "--policy", "openai.tool_output_trimmer", home=tmp_path)
+    assert json.loads(r.stdout)["settings"] == {
+        "call": None,
+        "scout_version": "seed",
+        "strategies": ["shorten_tools"],
+        "policy": "openai.tool_output_trimmer",
+    }

@@ -122,7 +122,7 @@ def test_explain_audit(tmp_path):
     t = run("explain", path, "--audit", *sets)
     assert "audit:" in t.stdout and "repeated_call" in t.stdout
     plain = json.loads(run("explain", path, "--format", "json", *sets).stdout)
-    assert list(plain) == ["rows", "findings", "summary"]  # --audit adds "audit", nothing else changes
+    assert list(plain) == ["rows", "findings", "summary", "settings"]  # --audit adds "audit", nothing else changes
     assert plain["rows"] == data["rows"] and plain["summary"] == data["summary"]
 
 

@@ -20,6 +20,7 @@ from inspector.core.policies import decision as d
 from inspector.core.present import explain_report as report
 from inspector.core.present.cells import report_cell, table
 from inspector.core.present.export import explain_bytes, explain_chunks, json_text
+from inspector.core.present.provenance import report_settings
 from inspector.core.scout.settings import resolve
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.tool_facts import ToolFacts
@@ -128,10 +129,13 @@ def _expected(inspection: Inspection, fmt: str) -> bytes:
             "tokens_after": sent if prompt.error is None else None,
             "tokenizer": "o200k_base",
         }
-        text = json_text({**data, "summary": summary})
+        text = json_text({**data, "summary": summary, "settings": report_settings(inspection).as_dict()})
     else:
         tokens = f"tokens sent {sent:,} (o200k_base)" if prompt.error is None else ""
         text = (_table if fmt == "table" else _markdown)(listed, info, findings, tokens)
+        # what made the report closes it (its words: test_cli's test of the settings line)
+        line = report_settings(inspection).line()
+        text += f"settings: {line}\n" if fmt == "table" else f"\n**Settings:** {line}\n"
     return text.encode("utf-8", "surrogatepass")
 
 

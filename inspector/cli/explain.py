@@ -49,8 +49,9 @@ def run(args: Namespace, inspection: Inspection) -> int:
 
         sent_before = tiers_before_calls(history)  # a repeated call judged in the prompt its call was sent
         extra = usage_findings(history, context_window=args.context_window)  # recorded usage, the window
+    call = history.number(args.at) if history is not None and getattr(args, "at", None) is not None else None
     chunks = explain_chunks(
-        inspection, prompt, args.format, with_audit=args.audit, sent_before=sent_before, extra_audit=extra
+        inspection, prompt, args.format, with_audit=args.audit, sent_before=sent_before, extra_audit=extra, call=call
     )
     emit(args, chunks)
     if prompt.error is not None:

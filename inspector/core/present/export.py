@@ -20,6 +20,7 @@ from inspector.core.peers.plan import PeerPlan
 from inspector.core.peers.wire import as_openai
 from inspector.core.present import explain_report as report
 from inspector.core.present.policy import policy_report
+from inspector.core.present.provenance import report_settings
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
 from inspector.core.tokens import Tokenizer
@@ -62,10 +63,15 @@ def prepared_chunks(prompt: Prompt, fmt: str) -> Iterator[bytes]:
 
 
 def explain_bytes(
-    inspection: Inspection, prompt: Prompt, fmt: str, with_audit: bool = False, sent_before: SentBefore | None = None
+    inspection: Inspection,
+    prompt: Prompt,
+    fmt: str,
+    with_audit: bool = False,
+    sent_before: SentBefore | None = None,
+    call: int | None = None,
 ) -> bytes:
     """The explanation report, whole (the app's export): the pieces `explain` writes, joined."""
-    return b"".join(explain_chunks(inspection, prompt, fmt, with_audit, sent_before))
+    return b"".join(explain_chunks(inspection, prompt, fmt, with_audit, sent_before, call=call))
 
 
 def sent_tokens(prompt: Prompt, tokenizer: Tokenizer) -> int | None:
@@ -84,8 +90,10 @@ def explain_chunks(
     with_audit: bool = False,
     sent_before: SentBefore | None = None,
     extra_audit: Sequence[AuditFinding] = (),
+    call: int | None = None,
 ) -> Iterator[bytes]:
-    """The explanation report in pieces: rows, the loader's findings and the summary; the audit when asked.
+    """The explanation report in pieces: rows, the loader's findings and the summary, the settings that made
+    it (``call``: the model call it is about; None: the whole chat); the audit when asked.
 
     Rows are written even when scout-ai raises (the caller reports that, `explain` exits 3). A
     million rows are never held as one text: the table is columns, written a run of rows at a time.
@@ -103,10 +111,15 @@ def explain_chunks(
     tokenizer = inspection.setup.token_counter()
     sent = sent_tokens(prompt, tokenizer)
     tokens_text = f"tokens sent {sent:,} ({tokenizer.label})" if sent is not None else ""
+    made_by = report_settings(inspection, call)
     if fmt == "json":
         summary = info.as_dict()
         summary["tokens_after"], summary["tokenizer"] = sent, tokenizer.label
-        rest: dict[str, Any] = {"findings": [f.as_dict() for f in findings], "summary": summary}
+        rest: dict[str, Any] = {
+            "findings": [f.as_dict() for f in findings],
+            "summary": summary,
+            "settings": made_by.as_dict(),
+        }
         if policy is not None:
             rest["policy"] = policy.as_dict()
         if audited is not None:
@@ -122,11 +135,13 @@ def explain_chunks(
         tail = b"" if audited is None else report.render_audit_markdown(audited).encode("utf-8", "surrogatepass")
         if policy is not None:
             tail = f"**Policy:** {policy.line()[len('policy: ') :]}\n".encode("utf-8", "surrogatepass") + tail
+        tail = f"\n**Settings:** {made_by.line()}\n".encode("utf-8", "surrogatepass") + tail
 
     else:
         pieces = report.table_chunks(rows, info, findings=findings, tokens=tokens_text)
         tail = b"" if audited is None else ("\n" + report.render_audit_table(audited)).encode("utf-8", "surrogatepass")
         if policy is not None:
             tail = (policy.line() + "\n").encode("utf-8", "surrogatepass") + tail
+        tail = f"settings: {made_by.line()}\n".encode("utf-8", "surrogatepass") + tail
 
     return chain(pieces, (tail,)) if tail else pieces

@@ -1235,7 +1235,7 @@ class ChatScreen(Screen[None]):
             if choice.kind == "prepare":
                 data = prepared_bytes(prompt, choice.fmt)
             else:
-                data = explain_bytes(doc.inspection, prompt, choice.fmt)
+                data = explain_bytes(doc.inspection, prompt, choice.fmt, call=doc.call)
             path = write_atomic(choice.target, data, [chat_path], included)
         except (InputError, UsageError, OSError) as exc:
             self.app.call_from_thread(self.notify, f"not exported: {exc}", severity="error", markup=False, timeout=8)
