@@ -205,7 +205,10 @@ async def test_a_refused_setting_is_named_under_its_field_and_the_plan_stays(mak
         assert "keep\n 2\ndefault 3; edited" in await setting_on_screen(app, pilot, "keep")
         await pilot.press("escape", "u")  # reset: the policy and settings the chat was opened with
         await settle(app, pilot)
-        assert app.notices[-1] == "thresholds, strategies, policy and scout-ai version reset to the loaded ones"
+        assert (
+            app.notices[-1]
+            == "thresholds, strategies, policy and scout-ai version reset to the loaded ones (ctrl+z undoes)"
+        )
         assert app.chat.document.inspection.policy.label() == "langchain.clear_tool_uses (trigger=3000)"
         assert field.value == "3"
 

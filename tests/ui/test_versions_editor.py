@@ -122,4 +122,10 @@ async def test_u_after_s_and_V_goes_back_to_the_loaded_strategies_and_version(ma
         await settle(app, pilot, app.debounce + 0.1)
         assert str(app.query_one(SummaryBar).render()).splitlines() == loaded
         assert app.chat.document.totals == totals and app.chat.strategies is None and app.chat.scout_version is None
-        assert app.notices[-1] == "thresholds, strategies and scout-ai version reset to the loaded ones"
+        assert app.notices[-1] == "thresholds, strategies and scout-ai version reset to the loaded ones (ctrl+z undoes)"
+        await pilot.press("ctrl+z")  # one step back: the strategies and the version picked before u
+        await settle(app, pilot, app.debounce + 0.1)
+        assert "scout-ai 1.2.6" in str(app.query_one(SummaryBar).render()) and app.chat.strategies is not None
+        await pilot.press("u", "u")
+        await settle(app, pilot, app.debounce + 0.1)
+        assert app.notices[-1] == "the loaded settings are in force already: nothing to reset"

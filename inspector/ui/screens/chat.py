@@ -497,14 +497,16 @@ class ChatScreen(Screen[None]):
         """scout-ai's thresholds and strategies (a preset): planned by scout-ai's strategies."""
         self.apply_settings(self._as_scout(Settings(thresholds, strategies)), delay)
 
-    def apply_settings(self, settings: Settings, delay: float = 0) -> None:
-        """Everything a plan is made under at once (undo, reset, a preset, a strategy list or policy picked)."""
+    def apply_settings(self, settings: Settings, delay: float = 0, remember: bool = True) -> None:
+        """Everything a plan is made under at once (undo, reset, a preset, a strategy list or policy picked);
+        ``remember``: an undo step (a caller that changes the version too takes it first)."""
         if self.wanted is None:
             return
         if settings == self.wanted:
             self.show_editor()  # what the editor may show instead (a policy that needs a value first) goes
             return
-        self._remember()
+        if remember:
+            self._remember()
         self.wanted = settings
         self.show_editor_with_plan()
         self.schedule_replan(delay)
@@ -1164,12 +1166,20 @@ class ChatScreen(Screen[None]):
     def action_reset_thresholds(self) -> None:
         if self.doc is None:
             return
-        if self.scout_version != self.setup.version:
-            self.switch_version(self.setup.version)
         setup, policy = self.setup, self.settings.policy
-        self.apply_settings(Settings(self.doc.loaded, setup.strategies, setup.policy, setup.overrides))
+        loaded = Settings(self.doc.loaded, setup.strategies, setup.policy, setup.overrides)
+        if loaded == self.wanted and self.scout_version == setup.version:
+            self.notify("the loaded settings are in force already: nothing to reset", markup=False)
+            return
+        self._remember()  # one undo step, the version with the rest
+        if self.scout_version != setup.version:
+            self.switch_version(setup.version)
+        self.apply_settings(loaded, remember=False)
         also = "" if policy is None and setup.policy is None else ", policy"
-        self.notify(f"thresholds, strategies{also} and scout-ai version reset to the loaded ones", markup=False)
+        self.notify(
+            f"thresholds, strategies{also} and scout-ai version reset to the loaded ones (ctrl+z undoes)",
+            markup=False,
+        )
 
     def action_presets(self) -> None:
         def picked(result: object) -> None:
