@@ -331,3 +331,17 @@ def test_every_explain_report_says_the_call_and_the_settings_that_made_it(tmp_pa
         "strategies": ["shorten_tools"],
         "policy": "openai.tool_output_trimmer",
     }
+
+
+def test_the_header_says_where_the_values_come_from():
+    from inspector.core.present.provenance import origin_text
+    from inspector.core.scout.settings import KEYS, Source, resolve
+
+    thresholds = resolve(
+        overrides={"full_tool_outputs": "4"}, env={"MAX_TOOL_CHARS": "5000", "MAX_TOOL_CALLS": "9"}, config_files=[]
+    )
+    assert origin_text(thresholds, list(KEYS)) == "1 from --set · 2 from the environment"
+    edited = thresholds.with_value("full_tool_calls", 3, Source.EDITED)
+    assert origin_text(edited, list(KEYS)) == "edited: full_tool_calls · 1 from --set · 2 from the environment"
+    assert origin_text(resolve(env={}, config_files=[]), list(KEYS)) == ""  # defaults: nothing to say
+    assert origin_text(thresholds, ["full_tool_calls"]) == ""  # only the keys the strategies read

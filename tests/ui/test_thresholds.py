@@ -143,3 +143,14 @@ async def test_text_the_command_line_refuses_is_refused_under_its_field_and_the_
         # a value again (the one in force): its source is back, the error style gone
         assert not source.has_class("-error")
         assert str(source.render()).startswith("edited")
+
+
+async def test_the_header_says_which_values_were_edited(make_app):
+    app = make_app()
+    async with app.run_test(size=(220, 50)) as pilot:
+        await settle(app, pilot)
+        first = screen_text(app).splitlines()[0]
+        assert "edited" not in first
+        await edit(app, pilot, "max_tool_chars", "20000")
+        first = screen_text(app).splitlines()[0]
+        assert first.rstrip().endswith("strategies shorten_tools (default) · edited: max_tool_chars"), first

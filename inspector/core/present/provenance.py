@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.core.inspection import Inspection
-from inspector.core.scout.settings import Value, keys_for
+from inspector.core.scout.settings import Source, Thresholds, Value, keys_for
 from inspector.core.setup import policy_name
 
 
@@ -55,3 +55,27 @@ def report_settings(inspection: Inspection, call: int | None = None) -> ReportSe
         policy_name(inspection.setup.policy),
         thresholds,
     )
+
+
+def origin_text(thresholds: Thresholds, keys: list[str]) -> str:
+    """Where the values of ``keys`` come from, short, for a header: ``edited: full_tool_outputs · 2 from
+    ./etc/config · 1 from --set``; empty when every one is a default (or follows one)."""
+    edited: list[str] = []
+    counts: dict[str, int] = {}
+    for key in keys:
+        value = thresholds.values.get(key)
+        if value is None or value.source in (Source.DEFAULT, Source.FOLLOWS):
+            continue
+        if value.source is Source.EDITED:
+            edited.append(key)
+            continue
+        where = {
+            Source.OVERRIDE: "--set",
+            Source.ENVIRONMENT: "the environment",
+            Source.CHAT: "the chat's config lines",
+            Source.PRESET: f"preset {value.where}" if value.where else "a preset",
+        }.get(value.source, value.where or str(value.source))
+        counts[where] = counts.get(where, 0) + 1
+    parts = [f"edited: {', '.join(edited)}"] if edited else []
+    parts += [f"{n} from {where}" for where, n in counts.items()]
+    return " · ".join(parts)

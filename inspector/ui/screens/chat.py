@@ -44,6 +44,7 @@ from inspector.core.peers.registry import POLICIES, Param, PolicySettings, get, 
 from inspector.core.policies.decision import Tier
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
+from inspector.core.present.provenance import origin_text
 from inspector.core.present.rows import CUT, content_text, row_matches_tier
 from inspector.core.present.sanitize import one_line
 from inspector.core.present.search import ignores_case
@@ -668,7 +669,8 @@ class ChatScreen(Screen[None]):
             version = ""  # no scout-ai version plans it (the editor names the library reproduced)
         else:
             origin = "" if doc.strategies is not None else f" ({self._unpicked_origin(doc.inspection)})"
-            strategies = prompt.strategy_label + origin
+            values = origin_text(doc.inspection.thresholds, self.active_keys(doc.strategies))
+            strategies = prompt.strategy_label + origin + (f" · {values}" if values else "")
         exact = self._exact[1] if self._exact is not None and self._exact[0] is doc.prompt else None
         self.query_one(SummaryBar).show(
             self.call_label(), chat.format, strategies, doc.totals, version, self._where(), exact
