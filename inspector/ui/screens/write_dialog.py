@@ -34,14 +34,6 @@ class Asking(Protocol):
     @property
     def app(self) -> App[object]: ...
 
-    def action_step_choice(self, step: int) -> None:
-        """The choice before or after the one picked (the list's ends stop it), as if it were pressed."""
-        buttons = list(self.query_one(f"#{self.RADIO_ID}", RadioSet).query(RadioButton))
-        at = next((k for k, b in enumerate(buttons) if b.value), 0)
-        target = min(max(at + step, 0), len(buttons) - 1)
-        if target != at:
-            buttons[target].value = True
-
     def say(self, text: str, error: bool = False) -> None: ...
 
 
