@@ -8,8 +8,10 @@ algorithms below follow them step for step (the binary searches included: their 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from typing import Any
+from operator import attrgetter, is_, itemgetter
+from typing import Any, cast
 
 from inspector.core.peers.outcome import Outcome, PolicyRaises
 from inspector.core.peers.wire import Item, WireCall
@@ -88,6 +90,11 @@ def counts(items: list[Item], counter: str, cache: Cache | None = None) -> list[
         return [1] * len(items)
     if cache is None:
         return [approximate(i) for i in items]
+    known = list(map(cache.get, map(id, items)))
+    if None not in known:  # every item counted before (a re-plan), if each is still its own
+        counted = cast(list[tuple[Item, int]], known)
+        if all(map(is_, map(_ITEM, counted), items)):
+            return list(map(_COUNT, counted))
     out = []
     for item in items:
         found = cache.get(id(item))
@@ -95,6 +102,10 @@ def counts(items: list[Item], counter: str, cache: Cache | None = None) -> list[
             found = cache[id(item)] = (item, approximate(item))
         out.append(found[1])
     return out
+
+
+_ITEM, _COUNT = itemgetter(0), itemgetter(1)
+_ORIGIN = attrgetter("origin")
 
 
 def _is_type(item: Item, types: frozenset[str]) -> bool:
@@ -310,6 +321,29 @@ class ClearFacts:
             call = next((c for c in work[last_ai].calls if c.id == item.call_id), None)
             self.pairs.append((last_ai, call) if call is not None else -2)
         self.placeholders: dict[tuple[int, str], Item] = {}
+        self.tools = [k for k, m in enumerate(work) if m.role == "tool"]  # the candidates, oldest first
+        # the candidates it clears when no tool is excluded (their ranks among the candidates), and the others
+        self.ranks: list[int] = []
+        self.clears: list[int] = []
+        self.skips: list[tuple[int, int]] = []
+        for rank, k in enumerate(self.tools):
+            if work[k].extra.get("cleared") or not isinstance(self.pairs[k], tuple):
+                self.skips.append((rank, k))
+            else:
+                self.ranks.append(rank)
+                self.clears.append(k)
+        self.shown: dict[str, list[Item]] = {}  # placeholder -> each of ``clears`` holding it
+
+    def placeheld(self, work: list[Item], placeholder: str) -> list[Item]:
+        found = self.shown.get(placeholder)
+        if found is None:
+            found = self.shown[placeholder] = []
+            for k in self.clears:
+                shown = self.placeholders.get((k, placeholder))
+                if shown is None:
+                    shown = self.placeholders[(k, placeholder)] = work[k].cleared(placeholder)
+                found.append(shown)
+        return found
 
 
 def clear_tool_uses(
@@ -339,7 +373,12 @@ def clear_tool_uses(
             tokens=approx,
             total=tokens,
         )
-    candidates = [k for k, m in enumerate(work) if m.role == "tool"]
+    facts = facts_cache.get(work, ClearFacts) if facts_cache is not None else None
+    if facts is None:
+        facts = ClearFacts(work)
+        if facts_cache is not None:
+            facts_cache.put(work, facts)
+    candidates = facts.tools
     kept_tail = (
         candidates[-keep:] if keep and keep < len(candidates) else (candidates if keep >= len(candidates) else [])
     )
@@ -361,12 +400,17 @@ def clear_tool_uses(
     now = tokens  # the list's count as it is edited: a message's count changes, the others stay
     counted = approx[lead:]
     stopped_at: int | None = None
-    facts = facts_cache.get(work, ClearFacts) if facts_cache is not None else None
-    if facts is None:
-        facts = ClearFacts(work)
-        if facts_cache is not None:
-            facts_cache.put(work, facts)
     pairs, made = facts.pairs, facts.placeholders
+    if clear_at_least <= 0 and not clear_inputs and not exclude:
+        # every candidate it can clear is cleared, in one pass: the loop below would never stop early,
+        # count again nor touch another message
+        chosen = bisect_left(facts.ranks, len(candidates))
+        clears = facts.clears[:chosen]
+        work = list(map(dict(zip(clears, facts.placeheld(work, placeholder))).get, range(len(work)), work))
+        cleared_ids.update(map(_ORIGIN, map(work.__getitem__, clears)))
+        cleared_count = chosen
+        notes.update(dict.fromkeys(map(lead.__add__, clears), cleared_note))
+        candidates = [k for rank, k in facts.skips if rank < len(candidates)]
     for rank, k in enumerate(candidates):
         message = work[k]
         if message.extra.get("cleared"):

@@ -21,7 +21,11 @@ items keep the name the chat gave.)
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
+from functools import partial
+from itertools import chain, compress, filterfalse
+from operator import and_, attrgetter, gt, itemgetter
 from typing import Any
 
 from inspector.core.peers.outcome import Outcome, PolicyRaises
@@ -63,11 +67,50 @@ def events_of(items: list[Item]) -> list[Event]:
 
 
 class EventFacts:
-    """A chat's events (one per action or observation), kept per chat, and the items made for it."""
+    """A chat's events (one per action or observation) and what every plan reads of them, kept per chat,
+    and the items made for it."""
 
     def __init__(self, items: list[Item]):
         self.events = events_of(items)
+        self.positions = [e.position for e in self.events]
+        self.every_position = set(self.positions)
         self.made: dict[tuple[Any, ...], Item] = {}  # a changed copy of an item, made once per chat
+        self.messages: list[Item | None] = [None] * len(items)  # a response's assistant message, when made
+        self.formatted: dict[int, Item] = {}  # by id (of a user item the chat or this keeps): after another
+        self.first_user = next((k for k, i in enumerate(items) if i.role == "user"), None)
+        self.systems = {k for k, i in enumerate(items) if i.role == "system"}
+        self.call_ids = [tuple(c.id for c in i.calls) for i in items]
+        # each observation of a tool output, by its event's rank (what observation_masking masks)
+        self.observations = [
+            (n, e.position) for n, e in enumerate(self.events) if e.call < 0 and items[e.position].role == "tool"
+        ]
+        # the events seen before each assistant message (amortized_forgetting steps the agent there)
+        self.steps: list[int] = []
+        seen = 0
+        for stop in [k for k, i in enumerate(items) if i.role == "assistant" and k > 0] + [len(items)]:
+            while seen < len(self.events) and self.events[seen].position < stop:
+                seen += 1
+            self.steps.append(seen)
+        # _outcome: the original messages each item stands for (flat), and its note when it is not sent
+        self.owner_origins: list[int] = []
+        self.owner_items: list[int] = []
+        for k, item in enumerate(items):
+            mine = ([item.origin] if item.origin >= 0 else []) + [c.origin for c in item.calls]
+            self.owner_origins.extend(mine)
+            self.owner_items.extend([k] * len(mine))
+        self.ownerless = [k for k, i in enumerate(items) if i.origin < 0 and not i.calls]
+        self.unsent = [_unsent(i) for i in items]
+        self.put_back = [PUT_BACK.get(i.role, "sent") for i in items]
+        self.per = [len(item.calls) if item.role == "assistant" and item.calls else 1 for item in items]
+
+
+def _unsent(item: Item) -> str:
+    """Why an item in the view is not sent."""
+    if item.role == "tool":
+        return "in the view, but not sent: ConversationMemory sends an output only with its whole response"
+    if item.calls:
+        return "in the view, but not sent: a call of it has no output in the view (ConversationMemory)"
+    return "not sent"
 
 
 def _facts(items: list[Item], cache: Any) -> EventFacts:
@@ -92,88 +135,121 @@ def _blank(content: Any) -> bool:
 
 def _send(items: list[Item], view: list[Event], masked: set[int], facts: EventFacts) -> list[Item]:
     """``ConversationMemory.process_events`` on the view (masked: positions of masked observations)."""
-
-    def kind(event: Event) -> str:
-        if event.call >= 0:
-            return "action"
-        if event.position in masked:
-            return "masked"
-        return str(items[event.position].role)
-
     events = list(view)
-    if items and items[0].role == "system" and not any(kind(e) == "system" for e in events):
+    # a system event is a system message's own (never a call) and not masked
+    if (
+        items
+        and items[0].role == "system"
+        and all(p in masked for p in facts.systems.intersection(map(_POSITION, events)))
+    ):
         events.insert(0, Event(0))  # _ensure_system_message: the agent's system prompt
-    first_user = next((k for k, i in enumerate(items) if i.role == "user"), None)
+    first_user = facts.first_user
     if first_user is None:
         raise PolicyRaises("ValueError", NO_USER)  # CodeActAgent._get_initial_user_message
-    if len(events) == 1 or (len(events) > 1 and kind(events[1]) != "user"):
+    if len(events) == 1 or (len(events) > 1 and _kind(items, events[1], masked) != "user"):
         events.insert(1, Event(first_user))  # _ensure_initial_user_message
     sent: list[Item] = []
+    replies: list[Item] = []  # the assistant messages with calls sent, and the outputs sent (for the filter)
+    outputs: list[Item] = []
     pending: dict[int, Item] = {}  # response (its item's position) -> its assistant message
     results: dict[Any, Item] = {}  # tool_call_id_to_message
     # The library looks at every pending response after every event; one completes only when its own
     # action or one of its outputs arrives, so those are the ones looked at (in the library's order: by
     # position). A masked output leaves its response pending for good, and there can be thousands.
     waiting: dict[Any, list[int]] = {}  # call id -> the pending responses that made it
+    call_ids, made, messages = facts.call_ids, facts.made, facts.messages
     for event in events:
-        item = items[event.position]
-        what = kind(event)
-        check: list[int] = []
-        if what == "action":
-            if event.position not in pending:
-                for call in item.calls:
-                    waiting.setdefault(call.id, []).append(event.position)
-            if item.content is None or not _blank(item.content):
-                pending[event.position] = item
-            else:  # blank text: the message holds the calls only
-                pending[event.position] = _made(facts, ("calls", event.position), lambda i=item: i.with_content(None))
-            check = [event.position]
-        elif what == "masked":
-            sent.append(
-                _made(
-                    facts,
-                    ("masked", event.position),
-                    lambda i=item: Item("user", MASKED, i.origin, extra={"cleared": True}),
+        position = event.position
+        item = items[position]
+        check: list[int]
+        if event.call >= 0:  # an action
+            if position not in pending:
+                for ident in call_ids[position]:
+                    waiting.setdefault(ident, []).append(position)
+            message = messages[position]
+            if message is None:  # blank text: the message holds the calls only
+                message = messages[position] = (
+                    item if item.content is None or not _blank(item.content) else item.with_content(None)
                 )
-            )
-        elif what == "tool":
+            pending[position] = message
+            if not all(map(results.__contains__, call_ids[position])):
+                continue
+            check = [position]
+        elif position in masked:
+            found = made.get(("masked", position))
+            if found is None:
+                found = made[("masked", position)] = Item("user", MASKED, item.origin, extra={"cleared": True})
+            sent.append(found)
+            continue
+        elif item.role == "tool":
             results[item.call_id] = item
             check = waiting.get(item.call_id, [])
-        elif what == "assistant" and item.content is None:
-            sent.append(_made(facts, ("empty", event.position), lambda i=item: i.with_content("")))
+            if not check:
+                continue
         else:
+            if item.role == "assistant" and item.content is None:
+                item = _made(facts, ("empty", position), lambda i=item: i.with_content(""))
             sent.append(item)
-        for position in sorted(set(check)) if len(check) > 1 else check:
-            message = pending.get(position)
-            if message is not None and all(c.id in results for c in message.calls):
+            if item.role == "assistant" and item.calls:
+                replies.append(item)
+            continue
+        for at in sorted(set(check)) if len(check) > 1 else check:
+            message = pending.get(at)
+            if message is not None and all(map(results.__contains__, call_ids[at])):
                 sent.append(message)
-                sent.extend(results.pop(c.id) for c in message.calls)
-                del pending[position]
-    # _filter_unmatched_tool_calls
-    called = {c.id for i in sent if i.role == "assistant" for c in i.calls if c.id}
-    answered = {i.call_id for i in sent if i.role == "tool" and i.call_id}
-    kept: list[Item] = []
-    for i in sent:
-        if i.role == "tool" and i.call_id:
-            if i.call_id in called:
+                replies.append(message)
+                answers = [results.pop(c.id) for c in message.calls]
+                sent.extend(answers)
+                outputs.extend(answers)
+                del pending[at]
+    # _filter_unmatched_tool_calls: it keeps every item unless an output's call or a call's output is not
+    # sent, which only the sent replies and outputs can show
+    called = {c.id for i in replies for c in i.calls if c.id}
+    answered = {i.call_id for i in outputs if i.call_id}
+    kept = sent
+    if any(i.call_id and i.call_id not in called for i in outputs) or any(
+        c.id not in answered for i in replies for c in i.calls
+    ):
+        kept = []
+        for i in sent:
+            if i.role == "tool" and i.call_id:
+                if i.call_id in called:
+                    kept.append(i)
+            elif i.role == "assistant" and i.calls:
+                calls = tuple(c for c in i.calls if c.id in answered)
+                if len(calls) == len(i.calls):
+                    kept.append(i)
+                elif calls:
+                    kept.append(Item("assistant", i.content, i.origin, calls))
+            else:
                 kept.append(i)
-        elif i.role == "assistant" and i.calls:
-            calls = tuple(c for c in i.calls if c.id in answered)
-            if len(calls) == len(i.calls):
-                kept.append(i)
-            elif calls:
-                kept.append(Item("assistant", i.content, i.origin, calls))
-        else:
-            kept.append(i)
-    # _apply_user_message_formatting
-    out: list[Item] = []
-    previous = None
-    for i in kept:
-        if i.role == "user" and previous == "user":
-            i = _made(facts, ("after_user", id(i)), lambda i=i: i.with_content(_two_newlines(i.content), extra=i.extra))
-        out.append(i)
-        previous = i.role
+    # _apply_user_message_formatting: a user message right after another
+    users = list(map(_USER, map(_ROLE, kept)))
+    after = list(compress(range(1, len(kept)), map(and_, users[1:], users)))
+    if not after:
+        return kept
+    out = list(kept)
+    formatted = facts.formatted
+    for k in after:
+        i = kept[k]
+        found = formatted.get(id(i))
+        if found is None:
+            found = formatted[id(i)] = i.with_content(_two_newlines(i.content), extra=i.extra)
+        out[k] = found
     return out
+
+
+_POSITION = attrgetter("position")
+_ROLE = attrgetter("role")
+_USER = "user".__eq__
+
+
+def _kind(items: list[Item], event: Event, masked: set[int]) -> str:
+    if event.call >= 0:
+        return "action"
+    if event.position in masked:
+        return "masked"
+    return str(items[event.position].role)
 
 
 def _two_newlines(content: Any) -> Any:
@@ -200,7 +276,7 @@ def recent_events(items: list[Item], s: dict[str, Any], cache: Any = None) -> Ou
     if len(head) + len(tail) > len(view):
         summary += "; the view is shorter than that, so the first events are sent twice"
     default = f"within the first {keep_first} or the last {tail_length} events"
-    return _outcome(items, view, kept, result, summary, default)
+    return _outcome(items, facts, set(map(_POSITION, kept)), result, summary, default)
 
 
 def observation_masking(items: list[Item], s: dict[str, Any], cache: Any = None) -> Outcome:
@@ -208,15 +284,20 @@ def observation_masking(items: list[Item], s: dict[str, Any], cache: Any = None)
     view = facts.events
     window = s["attention_window"]
     limit = len(view) - window
-    masked = {e.position for i, e in enumerate(view) if i < limit and e.call < 0 and items[e.position].role == "tool"}
+    observations = facts.observations
+    masked = set(map(_SECOND, observations[: bisect_left(observations, (limit,))]))
     result = _send(items, view, masked, facts)
     outcome = _outcome(
-        items, view, view, result, f"{len(masked)} observation(s) outside the last {window} events masked", "kept"
+        items,
+        facts,
+        facts.every_position,
+        result,
+        f"{len(masked)} observation(s) outside the last {window} events masked",
+        "kept",
     )
     note = f"an observation older than the last {window} events (attention_window): sent as {MASKED!r}"
-    for k in masked:
-        outcome.notes[k] = note
-        outcome.cleared.add(items[k].origin)
+    outcome.notes.update(dict.fromkeys(masked, note))
+    outcome.cleared.update(map(_ORIGIN, map(items.__getitem__, masked)))
     return outcome
 
 
@@ -226,17 +307,23 @@ def amortized_forgetting(items: list[Item], s: dict[str, Any], cache: Any = None
     events = facts.events
     forgotten = 0  # events forgotten, in all
     times = 0
-    steps = [k for k, i in enumerate(items) if i.role == "assistant" and k > 0] + [len(items)]
-    live: list[int] = []  # the view: indices of the events not forgotten, up to the step
+    live: list[int] = []  # the view: indices of the events not forgotten, up to the step (ascending)
     seen = 0
-    for stop in steps:
-        while seen < len(events) and events[seen].position < stop:
-            live.append(seen)
-            seen += 1
+    for upto in facts.steps:
+        live.extend(range(seen, upto))
+        seen = upto
         while len(live) > max_size:
             target = max_size // 2
             head = live[:keep_first]
-            tail = live[-(target - len(head)) :]
+            newest = target - len(head)
+            if newest > 0:  # live ascends: what it forgets is the run between its head and its newest
+                if len(head) + newest >= len(live):
+                    break
+                forgotten += len(live) - len(head) - newest
+                live = head + live[-newest:]
+                times += 1
+                continue
+            tail = live[-newest:]
             keep = set(head + tail)
             ids = [n for n in live if n not in keep]
             if not ids:
@@ -245,45 +332,44 @@ def amortized_forgetting(items: list[Item], s: dict[str, Any], cache: Any = None
             live = [n for n in live if not low <= n <= high]
             forgotten += len(ids)
             times += 1
-    view = [events[n] for n in live]
+    view = list(map(events.__getitem__, live))
     result = _send(items, view, set(), facts)
     summary = (
         f"forgot {times} time(s): {forgotten} event(s) forgotten, {len(view)} in the view (max_size={max_size})"
         if times
         else f"{len(view)} events <= max_size {max_size}: nothing forgotten"
     )
-    return _outcome(items, events, view, result, summary, "in the condensed view")
+    return _outcome(items, facts, set(map(facts.positions.__getitem__, live)), result, summary, "in the condensed view")
 
 
 PUT_BACK = {
     "system": "forgotten, but sent first: the agent always sends its system prompt (_ensure_system_message)",
     "user": "forgotten, but sent second: the agent always sends the task (_ensure_initial_user_message)",
 }
+FORGOTTEN = "forgotten: outside the events the condenser keeps"
 
 
 def _outcome(
-    items: list[Item], events: list[Event], view: list[Event], result: list[Item], summary: str, default: str
+    items: list[Item], facts: EventFacts, in_view: set[int], result: list[Item], summary: str, default: str
 ) -> Outcome:
-    sent = {i.origin for i in result if i.origin >= 0} | {c.origin for i in result for c in i.calls}
-    sent_items = {id(i) for i in result}
-    in_view = {e.position for e in view}
-    notes = {}
-    for k, item in enumerate(items):
-        if (
-            id(item) in sent_items
-            or (item.origin >= 0 and item.origin in sent)
-            or any(c.origin in sent for c in item.calls)
-        ):
-            if k not in in_view:  # forgotten, yet sent: the agent puts these back at every step
-                notes[k] = PUT_BACK.get(item.role, "sent")
-            continue
-        if k not in in_view:
-            notes[k] = "forgotten: outside the events the condenser keeps"
-        elif item.role == "tool":
-            notes[k] = "in the view, but not sent: ConversationMemory sends an output only with its whole response"
-        elif item.calls:
-            notes[k] = "in the view, but not sent: a call of it has no output in the view (ConversationMemory)"
-        else:
-            notes[k] = "not sent"
-    per = [len(item.calls) if item.role == "assistant" and item.calls else 1 for item in items]
-    return Outcome(result, summary, default, notes, tokens=per, total=len(events), unit="events")
+    """The note of every item not sent as itself in the view, and the events counted."""
+    sent = set(map(_ORIGIN, result))
+    sent.difference_update(list(filter(partial(gt, 0), sent)))  # the origins, not the -1 of none
+    sent.update(map(_ORIGIN, chain.from_iterable(map(_CALLS, result))))
+    # an item is sent when a message it stands for is (one standing for none: when it is itself)
+    shown = set(compress(facts.owner_items, map(sent.__contains__, facts.owner_origins)))
+    if facts.ownerless:
+        sent_items = set(map(id, result))
+        shown.update(k for k in facts.ownerless if id(items[k]) in sent_items)
+    hidden = list(filterfalse(shown.__contains__, range(len(items))))
+    seen = list(filter(in_view.__contains__, hidden))
+    notes = dict.fromkeys(filterfalse(in_view.__contains__, hidden), FORGOTTEN)
+    notes.update(zip(seen, map(facts.unsent.__getitem__, seen)))
+    back = list(filterfalse(in_view.__contains__, shown))  # forgotten, yet sent: the agent puts these back
+    notes.update(zip(back, map(facts.put_back.__getitem__, back)))
+    return Outcome(result, summary, default, notes, tokens=facts.per, total=len(facts.events), unit="events")
+
+
+_SECOND = itemgetter(1)
+_ORIGIN = attrgetter("origin")
+_CALLS = attrgetter("calls")

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Mapping
-from itertools import compress
-from typing import Any
+from itertools import chain, compress, repeat
+from operator import add, attrgetter, itemgetter, mul
+from typing import Any, cast
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
@@ -35,6 +36,7 @@ class PeerPlan(PlannerBase):
         self._decisions: list[d.Decision] | None = None
         self._columns: d.DecisionColumns | None = None
         self._visible: dict[int, Any] | None = None
+        self._extras = (0, 0)  # characters and messages sent beyond the chat's messages (set with the columns)
 
     # -- running it ------------------------------------------------------------------------
     @property
@@ -130,16 +132,11 @@ class PeerPlan(PlannerBase):
         columns = self.decision_columns()
         visible, tiers = columns.visible, columns.tiers
         items = outcome.items
-        if len({id(i) for i in items}) == len(items):  # each message sent once: the sums of the columns
-            after = sum(visible)
+        if len(set(map(id, items))) == len(items):  # each message sent once: the sums of the columns
+            extra_chars, extra_sent = self._extras
+            after = sum(visible) + extra_chars
             tool_after = sum(compress(visible, facts.kinds))
-            sent = len(tiers) - tiers.count(d.TIER_CODE[d.DROPPED])
-            for item in items:
-                if item.inserted or (
-                    item.origin < 0 and item.role == "assistant" and item.content not in (None, "", [])
-                ):
-                    after += len(item.text())
-                    sent += 1
+            sent = len(tiers) - tiers.count(d.TIER_CODE[d.DROPPED]) + extra_sent
             return before, facts.tool_total, after, tool_after, sent
         after = tool_after = sent = 0  # a message sent twice (OpenHands' recent events on a short view)
         for item in items:
@@ -179,23 +176,21 @@ class PeerPlan(PlannerBase):
                 list(facts.kinds),
                 _Details(size, lambda i: why),
             )
-        tiers = bytearray([code[d.DROPPED]]) * size
-        reasons = bytearray([reason[d.Reason.POLICY_DROPPED]]) * size
-        visible = array("q", [0]) * size
-        chars, conv, cleared = facts.chars, self.conversation, outcome.cleared
-        full, kept = code[d.FULL], reason[d.Reason.POLICY_KEPT]
-        owners = conv.owners()
-        clear_tier, clear_reason = code[d.CLEARED], reason[d.Reason.POLICY_CLEARED]
-        for item in outcome.items:
-            mine = owners.get(id(item))
-            if mine is not None:  # the chat's own item, sent as it was
-                for origin in mine:
-                    tiers[origin], reasons[origin], visible[origin] = full, kept, chars[origin]
-            elif item.role == "tool" and item.origin in cleared:  # the common change: a placeholder
-                origin = item.origin
-                tiers[origin], reasons[origin], visible[origin] = clear_tier, clear_reason, conv.output_chars(item)
-            else:
-                self._changed(item, tiers, reasons, visible, cleared)
+        # Each item's writes are looked up (made once per chat), then applied in C: a dict of every write in
+        # the items' order keeps the last one per message, as writing them one by one would.
+        items, cleared = outcome.items, outcome.cleared
+        memo = self._memo()
+        flags = map(cleared.__contains__, map(_ORIGIN, items)) if cleared else repeat(False)
+        keys = list(map(add, map(mul, map(id, items), repeat(2)), flags))
+        known = list(map(memo.records.get, keys))
+        if None in known:
+            for n, found in enumerate(known):
+                if found is None:
+                    known[n] = memo.add(keys[n], items[n], self._record(items[n], bool(keys[n] & 1)))
+        records = cast(list[_Record], known)
+        final = dict(chain.from_iterable(map(_WRITES, records)))
+        packed = list(map(final.get, range(size), repeat((code[d.DROPPED], reason[d.Reason.POLICY_DROPPED], 0))))
+        self._extras = sum(map(_EXTRA_CHARS, records)), sum(map(_EXTRA_SENT, records))
         unit, who, default = outcome.unit, self.settings.spec.who, outcome.default
         notes, by_origin, tokens = outcome.notes, outcome.by_origin, outcome.tokens
         position, first = facts.position, facts.first
@@ -209,50 +204,99 @@ class PeerPlan(PlannerBase):
             return f"{note} ({count:,} {unit[:-1] if count == 1 and unit.endswith('s') else unit} as {who} counts it)"
 
         return d.DecisionColumns(
-            tiers,
-            reasons,
+            bytearray(map(_TIER, packed)),
+            bytearray(map(_REASON, packed)),
             array("q", [d.NO_COUNT]) * size,
             array("q", [d.NO_COUNT]) * size,
-            array("q", chars),
-            visible,
+            array("q", facts.chars),
+            array("q", map(_VISIBLE, packed)),
             list(facts.kinds),
             _Details(size, detail),
         )
 
-    def _changed(
-        self, item: Item, tiers: bytearray, reasons: bytearray, visible: array[int], cleared: set[int]
-    ) -> None:
+    def _memo(self) -> _Records:
+        """The items' records, kept per chat when the plan has the chat's cache (a sweep looks each up)."""
+        items = self.conversation.items
+        found = self._cache.get(items, _Records) if self._cache is not None else None
+        if found is None:
+            found = _Records(len(items))
+            if self._cache is not None:
+                self._cache.put(items, found)
+        return found
+
+    def _record(self, item: Item, in_cleared: bool) -> _Record:
+        """What one sent item decides (its messages' tiers, reasons and visible characters, in the order
+        written), and what it adds to the sizes beyond its messages (text no message holds)."""
+        conv = self.conversation
+        code, reason, chars = d.TIER_CODE, d.REASON_CODE, conv.facts().chars
+        writes: list[_Write]
+        mine = conv.owners().get(id(item))
+        if mine is not None:  # the chat's own item, sent as it was
+            full, kept = code[d.FULL], reason[d.Reason.POLICY_KEPT]
+            writes = [(origin, (full, kept, chars[origin])) for origin in mine]
+        elif item.role == "tool" and in_cleared:  # the common change: a placeholder
+            writes = [(item.origin, (code[d.CLEARED], reason[d.Reason.POLICY_CLEARED], conv.output_chars(item)))]
+        else:
+            writes = self._changed(item, in_cleared)
+        extra = item.inserted or (item.origin < 0 and item.role == "assistant" and item.content not in (None, "", []))
+        return tuple(writes), len(item.text()) if extra else 0, 1 if extra else 0
+
+    def _changed(self, item: Item, in_cleared: bool) -> list[_Write]:
         """The tiers of what a changed item stands for: its text and each of its calls."""
         code, reason, conv = d.TIER_CODE, d.REASON_CODE, self.conversation
+        writes: list[_Write] = []
         origin = item.origin
         if origin >= 0 and not item.inserted:
             original = conv.original_item(origin)
-            if origin in cleared:
-                tiers[origin], reasons[origin] = code[d.CLEARED], reason[d.Reason.POLICY_CLEARED]
-                visible[origin] = conv.output_chars(item) if item.role == "tool" else len(item.text())
+            if in_cleared:
+                shown = conv.output_chars(item) if item.role == "tool" else len(item.text())
+                writes.append((origin, (code[d.CLEARED], reason[d.Reason.POLICY_CLEARED], shown)))
             elif original is not None and item.content is original.content and item.role == original.role:
-                tiers[origin], reasons[origin] = code[d.FULL], reason[d.Reason.POLICY_KEPT]
-                visible[origin] = conv.facts().chars[origin]
+                writes.append((origin, (code[d.FULL], reason[d.Reason.POLICY_KEPT], conv.facts().chars[origin])))
             else:
                 shown = conv.output_chars(item) if item.role == "tool" else len(item.text())
                 before = conv.messages[origin].fields.get("content")
                 keeps = isinstance(before, str) and before != "" and item.text().startswith(before)
-                tiers[origin] = (
-                    code[d.FULL] if keeps and item.role == original_role(conv, origin) else code[d.TRUNCATED]
-                )
-                reasons[origin] = reason[
-                    d.Reason.POLICY_KEPT if tiers[origin] == code[d.FULL] else d.Reason.POLICY_CHANGED
-                ]
-                visible[origin] = shown
+                if keeps and item.role == original_role(conv, origin):
+                    writes.append((origin, (code[d.FULL], reason[d.Reason.POLICY_KEPT], shown)))
+                else:
+                    writes.append((origin, (code[d.TRUNCATED], reason[d.Reason.POLICY_CHANGED], shown)))
         for call in item.calls:
             at = call.origin
             if at < 0:
                 continue
             if conv.is_original_call(call):
-                tiers[at], reasons[at], visible[at] = code[d.FULL], reason[d.Reason.POLICY_KEPT], conv.facts().chars[at]
+                writes.append((at, (code[d.FULL], reason[d.Reason.POLICY_KEPT], conv.facts().chars[at])))
             else:
-                tiers[at], reasons[at] = code[d.TRUNCATED], reason[d.Reason.POLICY_CHANGED]
-                visible[at] = len(str(conv.call_message(call).fields.get("content")))
+                shown = len(str(conv.call_message(call).fields.get("content")))
+                writes.append((at, (code[d.TRUNCATED], reason[d.Reason.POLICY_CHANGED], shown)))
+        return writes
+
+
+_Write = tuple[int, tuple[int, int, int]]  # original index, (tier code, reason code, visible characters)
+_Record = tuple[tuple[_Write, ...], int, int]  # an item's writes, characters and messages it adds to the sizes
+_ORIGIN = attrgetter("origin")
+_WRITES, _EXTRA_CHARS, _EXTRA_SENT = itemgetter(0), itemgetter(1), itemgetter(2)
+_TIER, _REASON, _VISIBLE = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+class _Records:
+    """Each sent item's record, by its id and whether the plan cleared its text (id * 2 + 1). The items
+    are kept with them, so an id stays its item's; items made afresh by every plan (not kept by the
+    policy) would pile up, so past a few times the chat's items they are all let go."""
+
+    def __init__(self, size: int):
+        self.limit = 4 * size + 64
+        self.records: dict[int, _Record] = {}
+        self.items: dict[int, Item] = {}
+
+    def add(self, key: int, item: Item, record: _Record) -> _Record:
+        if len(self.records) >= self.limit:
+            self.records.clear()
+            self.items.clear()
+        self.records[key] = record
+        self.items[key >> 1] = item
+        return record
 
 
 def original_role(conv: Conversation, origin: int) -> Any:
