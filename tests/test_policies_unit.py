@@ -157,3 +157,20 @@ def test_an_installed_policy_is_found_by_its_entry_point(chat, monkeypatch):
         "prompt-inspector: error: policy 'broken' (mypkg.policies:broken) failed to import: "
         "ImportError: no module named mypkg"
     )
+
+
+@pytest.mark.parametrize(
+    "policy", ["openhands.recent_events", "openhands.observation_masking", "openhands.amortized_forgetting"]
+)
+def test_a_response_calling_one_id_twice_raises_as_the_library_does(tmp_path, policy):
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    chat = [CHAT[0], CHAT[1], {"role": "assistant", "content": None, "tool_calls": [call, call]}]
+    chat += [{"role": "tool", "tool_call_id": "c1", "content": "o1"}, {"role": "assistant", "content": "done"}]
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(chat))
+    r = run_cli("prepare", str(path), "--policy", policy)
+    assert r.returncode == 3
+    assert r.stderr.strip().endswith(
+        "would raise KeyError: 'c1': a response calls the same id twice, and ConversationMemory takes each "
+        "output once (tool_call_id_to_message.pop)"
+    )

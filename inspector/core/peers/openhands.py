@@ -198,7 +198,14 @@ def _send(items: list[Item], view: list[Event], masked: set[int], facts: EventFa
             if message is not None and all(map(results.__contains__, call_ids[at])):
                 sent.append(message)
                 replies.append(message)
-                answers = [results.pop(c.id) for c in message.calls]
+                try:
+                    answers = [results.pop(c.id) for c in message.calls]
+                except KeyError as missing:  # one response calling one id twice: the second pop fails
+                    raise PolicyRaises(
+                        "KeyError",
+                        f"{missing}: a response calls the same id twice, and ConversationMemory takes each "
+                        "output once (tool_call_id_to_message.pop)",
+                    ) from None
                 sent.extend(answers)
                 outputs.extend(answers)
                 del pending[at]
