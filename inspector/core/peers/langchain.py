@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter, is_, itemgetter
 from typing import Any, cast
 
-from inspector.core.peers.outcome import Outcome, PolicyRaises
+from inspector.core.peers.outcome import Outcome, PolicyRaises, chat_facts
 from inspector.core.peers.wire import Item, WireCall
 
 # -- count_tokens_approximately ---------------------------------------------------------------
@@ -373,11 +373,7 @@ def clear_tool_uses(
             tokens=approx,
             total=tokens,
         )
-    facts = facts_cache.get(work, ClearFacts) if facts_cache is not None else None
-    if facts is None:
-        facts = ClearFacts(work)
-        if facts_cache is not None:
-            facts_cache.put(work, facts)
+    facts = chat_facts(work, ClearFacts, facts_cache)
     candidates = facts.tools
     kept_tail = (
         candidates[-keep:] if keep and keep < len(candidates) else (candidates if keep >= len(candidates) else [])

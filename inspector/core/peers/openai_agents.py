@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.core.peers.outcome import Outcome
+from inspector.core.peers.outcome import Outcome, chat_facts
 from inspector.core.peers.wire import Item
 
 
@@ -62,11 +62,7 @@ def tool_output_trimmer(items: list[Item], settings: dict[str, Any], cache: Any 
     recent, max_chars, preview = settings["recent_turns"], settings["max_output_chars"], settings["preview_chars"]
     trimmable = settings["trimmable_tools"]
     trimmable = frozenset(trimmable) if trimmable else None
-    facts = cache.get(items, TrimmerFacts) if cache is not None else None
-    if facts is None:
-        facts = TrimmerFacts(items)
-        if cache is not None:
-            cache.put(items, facts)
+    facts = chat_facts(items, TrimmerFacts, cache)
     users = facts.users
     # the boundary: the recent_turns-th user item from the end (fewer: 0, nothing is old)
     boundary = users[-recent] if len(users) >= recent else 0

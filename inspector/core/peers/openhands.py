@@ -28,7 +28,7 @@ from itertools import chain, compress, filterfalse
 from operator import and_, attrgetter, gt, itemgetter
 from typing import Any
 
-from inspector.core.peers.outcome import Outcome, PolicyRaises
+from inspector.core.peers.outcome import Outcome, PolicyRaises, chat_facts
 from inspector.core.peers.wire import Item
 
 MASKED = "<MASKED>"
@@ -114,12 +114,7 @@ def _unsent(item: Item) -> str:
 
 
 def _facts(items: list[Item], cache: Any) -> EventFacts:
-    found = cache.get(items, EventFacts) if cache is not None else None
-    if found is None:
-        found = EventFacts(items)
-        if cache is not None:
-            cache.put(items, found)
-    return found
+    return chat_facts(items, EventFacts, cache)
 
 
 def _made(facts: EventFacts, key: tuple[Any, ...], make: Any) -> Item:

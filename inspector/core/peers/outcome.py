@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from inspector.core.peers.wire import Item
+
+Facts = TypeVar("Facts")
+
+
+def chat_facts(items: list[Item], make: Callable[[list[Item]], Facts], cache: Any) -> Facts:
+    """What a policy reads of a chat whatever its settings, made once per chat when the plan has the chat's
+    cache (``registry.Counts``; None: made for this run only)."""
+    found = cache.get(items, make) if cache is not None else None
+    if found is None:
+        found = make(items)
+        if cache is not None:
+            cache.put(items, found)
+    return found
 
 
 class PolicyRaises(Exception):
