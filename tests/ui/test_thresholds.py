@@ -67,6 +67,18 @@ async def test_max_tool_outputs_follows_max_tool_calls(make_app):
         await edit(app, pilot, "max_tool_outputs", "30")
         await edit(app, pilot, "max_tool_calls", "6")
         assert app.chat.thresholds["max_tool_outputs"] == 30  # set itself: no longer follows
+        field = app.chat.editor.query_one("#th-max_tool_outputs")
+        field.focus()
+        field.value = ""  # emptied: it follows again, and what is written back for scout-ai leaves it out
+        await settle(app, pilot, app.debounce + 0.05)
+        assert app.chat.thresholds.follows() and app.chat.thresholds["max_tool_outputs"] == 6
+        assert not field.has_class("-invalid")
+        assert "follows max_tool_calls" in str(app.chat.editor.query_one("#src-max_tool_outputs").render())
+        await edit(app, pilot, "max_tool_calls", "7")
+        assert app.chat.thresholds["max_tool_outputs"] == 7
+        await pilot.press("ctrl+z", "ctrl+z")  # max_tool_calls 6, then max_tool_outputs set to 30 again
+        await settle(app, pilot, app.debounce + 0.05)
+        assert (app.chat.thresholds["max_tool_calls"], app.chat.thresholds["max_tool_outputs"]) == (6, 30)
 
 
 async def test_reset_returns_to_loaded_values(make_app):

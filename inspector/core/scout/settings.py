@@ -184,6 +184,11 @@ class Thresholds:
         """True when max_tool_outputs is not set itself and follows max_tool_calls."""
         return self.values["max_tool_outputs"].source == Source.FOLLOWS
 
+    def following(self) -> Thresholds:
+        """A copy whose max_tool_outputs follows max_tool_calls again (as when neither sets it)."""
+        follows = Value("max_tool_outputs", self.values["max_tool_calls"].value, Source.FOLLOWS)
+        return replace(self, values={**self.values, "max_tool_outputs": follows})
+
     def with_value(self, key: str, value: int | float, source: Source = Source.OVERRIDE, where: str = "") -> Thresholds:
         """A copy with one value changed; max_tool_outputs keeps following max_tool_calls."""
         if key not in SETTING_KEYS:

@@ -480,6 +480,17 @@ class ChatScreen(Screen[None]):
             self.show_editor_with_plan()
         self.schedule_replan(delay)
 
+    @on(ThresholdEditor.FollowAsked)
+    def _follow_asked(self) -> None:
+        wanted = self.wanted
+        if wanted is None or wanted.thresholds.follows():
+            return
+        self._remember("max_tool_outputs")
+        self.wanted = replace(wanted, thresholds=wanted.thresholds.following())
+        self._editor_due = False
+        self.show_editor(typing="max_tool_outputs")  # its source says it follows; the emptied field stays
+        self.schedule_replan(None)
+
     @on(ThresholdEditor.StrategiesPicked)
     def _strategies_picked(self, event: ThresholdEditor.StrategiesPicked) -> None:
         self.set_strategies(event.strategies)

@@ -178,6 +178,9 @@ class ThresholdEditor(VerticalScroll):
         key: str
         value: int | float
 
+    class FollowAsked(Message):
+        """max_tool_outputs emptied: it follows max_tool_calls again."""
+
     @dataclass
     class StrategiesPicked(Message):
         strategies: str | None
@@ -523,6 +526,10 @@ class ThresholdEditor(VerticalScroll):
             self.post_message(self.PolicyEdited(field.policy, field.param.name, self.policy_texts(field.policy)))
             return
         key = (event.input.id or "")[3:]
+        if key == "max_tool_outputs" and not event.value.strip():
+            event.input.set_class(False, "-invalid")  # emptied: scout-ai then reads max_tool_calls for it
+            self.post_message(self.FollowAsked())
+            return
         value = parse_value(event.value, key)
         event.input.set_class(value is None, "-invalid")
         if value is None and key in SETTING_KEYS:
