@@ -159,7 +159,8 @@ OTHER_KEYS = (
     ("", "the text holds a capital, as in /), x regex;"),
     ("", "Esc stops a running fix search, Esc again closes"),
     ("Esc (a chat)", "opened from the corpus view: back to the corpus"),
-    ("in the editor", "the sweep chart under the focused threshold: every value's prompt size and drops, ▲ now"),
+    ("in the editor", "the sweep chart under the focused threshold: every value's prompt size and drops, ▲ now;"),
+    ("", "↑/↓ step the value (shift: x10), PgDn/PgUp take the chart's next row, a click on a row applies it"),
 )
 
 

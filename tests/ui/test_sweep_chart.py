@@ -110,3 +110,34 @@ async def test_a_value_of_hundreds_of_digits_is_charted_in_the_same_columns(make
         await settle(app, pilot, app.debounce + 0.05)
         assert field.value == "7" * 500 and app.chat.thresholds["full_tool_outputs"] == int("7" * 500)
         assert "▶ 7.7e499   103    0   13 216,588" in chart(app)
+
+
+async def test_a_row_of_the_chart_is_applied_with_pgdn_pgup_or_a_click(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        field = app.chat.editor.query_one("#th-max_tool_chars")
+        field.focus()
+        await settle(app, pilot)
+        chart_widget = app.chat.editor.chart
+        values = [value for value, _ in chart_widget.table]
+        assert 100_000 in values and values == sorted(values)
+        after = values[values.index(100_000) + 1]
+        await pilot.press("pagedown")  # the next charted value after the one in force
+        await settle(app, pilot, app.debounce + 0.1)
+        assert app.chat.thresholds["max_tool_chars"] == after and field.value == str(after)
+        assert str(app.chat.editor.query_one("#src-max_tool_chars").render()).startswith("edited")
+        shown = [value for value, _ in chart_widget.table]  # swept again: the rows now sample around the new value
+        before = max(v for v in shown if v < after)
+        await pilot.press("pageup")
+        await settle(app, pilot, app.debounce + 0.1)
+        assert app.chat.thresholds["max_tool_chars"] == before
+        assert app.focused is field  # the keys stay in the field: Tab still goes field to field
+        # a click on the first row of the table applies its value
+        table_first = len(chart_widget.lines) - len(chart_widget.table)
+        await pilot.click(chart_widget, offset=(4, table_first))
+        await settle(app, pilot, app.debounce + 0.1)
+        assert app.chat.thresholds["max_tool_chars"] == values[0] == 0
+        assert "▶       0" in chart(app)  # swept again: the value in force is the one clicked

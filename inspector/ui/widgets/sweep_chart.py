@@ -8,9 +8,12 @@ in a worker (core.sweep) and hands them down; this widget only draws them.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from inspector.core.analysis.sweep import SweepRow
@@ -80,8 +83,16 @@ def _row_text(row: SweepRow, mark: str) -> str:
 
 def chart_lines(key: str, current: int, rows: list[SweepRow], now: SweepRow | None) -> list[str]:
     """The chart as plain lines; ``rows`` are the axis values, ``now`` the row at the current value."""
+    head, table = chart_parts(key, current, rows, now)
+    return head + [text for _, text in table]
+
+
+def chart_parts(
+    key: str, current: int, rows: list[SweepRow], now: SweepRow | None
+) -> tuple[list[str], list[tuple[int | float, str]]]:
+    """The lines above the table, and the table's rows with their values (a click applies one)."""
     if not rows:
-        return [f"sweep {key}: nothing to chart"]
+        return [f"sweep {key}: nothing to chart"], []
     column = marker_column(rows, current)
     past = current > rows[-1].value
     lines = [
@@ -96,39 +107,72 @@ def chart_lines(key: str, current: int, rows: list[SweepRow], now: SweepRow | No
         lines.append(" " * (6 + column) + f"▲ {label}")
     lines.append(f"  {'value':>7} {'sent':>5} {'✂':>4} {'✗':>4} {'chars':>7}")
     picks = {round(i * (len(rows) - 1) / (TABLE_ROWS - 1)) for i in range(TABLE_ROWS)}
-    table = [(rows[i].value, _row_text(rows[i], "  ")) for i in sorted(picks)]
+    table = [(rows[i].value, rows[i]) for i in sorted(picks)]
     if now is not None:
-        table = [t for t in table if t[0] != now.value] + [(now.value, _row_text(now, "▶ "))]
-    lines += [text for _, text in sorted(table)]
-    return lines
+        table = [t for t in table if t[0] != now.value] + [(now.value, now)]
+    table.sort(key=lambda t: t[0])
+    return lines, [(value, _row_text(row, "▶ " if row is now else "  ")) for value, row in table]
 
 
 class SweepChart(Static):
+    """A click on a row of its table applies that value; from the key's field, PgDn/PgUp move to the next
+    row's value (the editor's keys: the chart takes no Tab stop between the fields)."""
+
     DEFAULT_CSS = """
     SweepChart { height: auto; margin-top: 1; padding: 0 0; color: $text; background: $boost; }
     SweepChart.-stale { color: $text-muted; }
     """
 
+    @dataclass
+    class Picked(Message):
+        key: str
+        value: int | float
+
     def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__("", **kwargs)
         self.key: str | None = None
         self.lines: list[str] = []
+        self.drawn: tuple[int, list[SweepRow], SweepRow | None] | None = None  # what show() was given
+        self.table: list[tuple[int | float, str]] = []
 
     def waiting(self, key: str) -> None:
         """A sweep for ``key`` is running: keep the old numbers, greyed, until it lands."""
         if key != self.key:
             self.key = key
+            self.drawn, self.table = None, []
             self._set([f"sweep {key}: computing…"])
         self.add_class("-stale")
 
     def show(self, key: str, current: int, rows: list[SweepRow], now: SweepRow | None) -> None:
         self.key = key
         self.remove_class("-stale")
-        self._set(chart_lines(key, current, rows, now))
+        self.drawn = (current, rows, now)
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.key is None or self.drawn is None:
+            return
+        current, rows, now = self.drawn
+        head, self.table = chart_parts(self.key, current, rows, now)
+        self._set(head + [text for _, text in self.table])
 
     def failed(self, error: str) -> None:
         self.remove_class("-stale")
+        self.drawn, self.table = None, []
         self._set([f"sweep {self.key}: failed ({error})"])
+
+    def next_value(self, current: int | float, step: int) -> int | float | None:
+        """The table's value after ``current`` (step 1) or before it (-1); None past the ends."""
+        values = [value for value, _ in self.table]
+        if step > 0:
+            return next((v for v in values if v > current), None)
+        return next((v for v in reversed(values) if v < current), None)
+
+    def on_click(self, event: events.Click) -> None:
+        first = len(self.lines) - len(self.table)  # the table is the last lines
+        row = event.y - first
+        if self.key is not None and 0 <= row < len(self.table):
+            self.post_message(self.Picked(self.key, self.table[row][0]))
 
     def _set(self, lines: list[str]) -> None:
         # numbers only, but never markup; a layout pass (the whole screen redrawn) only when the height changes

@@ -171,6 +171,9 @@ class ThresholdEditor(VerticalScroll):
         Binding("escape", "screen.leave_editor(False)", "Back to list", show=False),
         # priority: a field would otherwise take t as text (the fields hold digits only)
         Binding("t", "screen.leave_editor(True)", "Close the editor", show=False, priority=True),
+        # the sweep chart's rows, from the field it charts: ↑/↓ step by one, PgDn/PgUp by a row
+        Binding("pagedown", "chart_step(1)", "Next charted value", show=False),
+        Binding("pageup", "chart_step(-1)", "Previous charted value", show=False),
     ]
 
     @dataclass
@@ -588,6 +591,27 @@ class ThresholdEditor(VerticalScroll):
         now = sweep(inspection, key, [base[key]], base, rp)[0]
         if not worker.is_cancelled:
             self.post_message(SweepDone(key, base[key], rows + [now], generation))
+
+    def action_chart_step(self, step: int) -> None:
+        """PgDn/PgUp in a charted field: the chart's next (or previous) row's value, typed in."""
+        focused = self.app.focused
+        key = (focused.id or "")[3:] if isinstance(focused, Input) else ""
+        if key != self.chart_key or not isinstance(focused, Input):
+            return
+        current = parse_value(focused.value, key)
+        found = self.chart.next_value(current if current is not None else 0, step)
+        if found is not None:
+            focused.value = str(found)
+            focused.cursor_position = len(focused.value)
+
+    @on(SweepChart.Picked)
+    def _chart_picked(self, event: SweepChart.Picked) -> None:
+        """A row of the chart: its value typed into the key's field, which applies it as typing does."""
+        event.stop()
+        if event.key in self.rows:
+            field = self.query_one(f"#th-{event.key}", Input)
+            field.value = str(event.value)
+            field.cursor_position = len(field.value)
 
     @on(SweepDone)
     def _sweep_done(self, event: SweepDone) -> None:
