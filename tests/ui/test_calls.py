@@ -316,3 +316,16 @@ async def test_rows_whose_tier_changed_since_the_call_before_are_marked_with_the
             if index is None or index >= len(before.original):
                 continue
             assert (row in doc.changes) == (before.tier_of(index) != doc.prompt.tier_of(index)), row
+
+
+def test_a_strip_cell_of_many_calls_reads_as_sent_when_any_of_them_sent_the_message():
+    from inspector.core.policies import decision as d
+    from inspector.ui.widgets.call_strip import strip_cells
+
+    tiers = [None, d.FULL, d.DROPPED, d.DROPPED, d.TRUNCATED, d.DROPPED, d.DROPPED, d.DROPPED]
+    # two calls a cell: (1,2) not yet then full, (3,4) dropped, (5,6) truncated once, (7,8) dropped
+    assert strip_cells(tiers, 4) == [(1, 2, "="), (3, 4, "✗"), (5, 6, "✂"), (7, 8, "✗")]
+    assert strip_cells([d.FULL, d.TRUNCATED], 1) == [(1, 2, "=")]  # full before truncated
+    assert strip_cells([d.ERROR, d.DROPPED], 1) == [(1, 2, "!")]  # nothing sent: the worst
+    assert strip_cells([None, None], 1) == [(1, 2, "·")]
+    assert [c for _, _, c in strip_cells(tiers, 8)] == ["·", "=", "✗", "✗", "✂", "✗", "✗", "✗"]  # one call a cell

@@ -45,7 +45,7 @@ async def test_a_threshold_change_repaints_list_and_totals_and_the_strip_follows
         await settle(app, pilot)
         assert app.chat.strip_generation == built + 1
         assert strip.text.startswith(
-            "#4 over 60 calls ▕=====✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✗✗✗✗✗✗✗▏ sent at calls 2-46, cut from 12,"
+            "#4 over 60 calls ▕======✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✂✗✗✗✗✗✗✗▏ sent at calls 2-46, cut from 12,"
         )
         edited = ChatHistory(DEMO_CHAT, Setup.of(overrides={"max_tool_chars": "5000"}, config_files=[], env={}))
         assert (

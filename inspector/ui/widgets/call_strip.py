@@ -1,8 +1,9 @@
 """One line under the list: the selected message's tier at every model call, and where the view is.
 
-Each cell is one call (or a bucket of calls when there are more calls than cells, showing the
-worst tier in it): ``=`` sent full, ``✂`` truncated, ``✗`` dropped, ``·`` not written yet. The
-cell of the call on screen is shown in reverse. Text is plain Content, never markup.
+Each cell is one call (or a bucket of calls when there are more calls than cells: sent when any call in
+it sent the message, full before truncated, else the worst tier in it): ``=`` sent full, ``✂``
+truncated, ``✗`` dropped, ``·`` not written yet. The cell of the call on screen is shown in reverse.
+Text is plain Content, never markup.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ CELLS: dict[str, str] = {
     d.CONSUMED: "⊘",
 }
 WORST = (d.ERROR, d.UNDECIDED, d.CONSUMED, d.DROPPED, d.CLEARED, d.TRUNCATED, d.FULL)
+SENT = (d.FULL, d.TRUNCATED)  # a bucket where any call sent the message reads as sent: "did it see it then?"
 
 
 def strip_cells(tiers: list[str | None], width: int) -> list[tuple[int, int, str]]:
@@ -46,8 +48,8 @@ def strip_cells(tiers: list[str | None], width: int) -> list[tuple[int, int, str
         if not bucket:
             out.append((first + 1, last + 1, "·"))
             continue
-        worst = next((t for t in WORST if t in bucket), bucket[0])
-        out.append((first + 1, last + 1, CELLS.get(worst, "?")))
+        shown = next((t for t in SENT if t in bucket), None) or next((t for t in WORST if t in bucket), bucket[0])
+        out.append((first + 1, last + 1, CELLS.get(shown, "?")))
     return out
 
 
