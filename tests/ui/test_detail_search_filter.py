@@ -134,3 +134,22 @@ async def test_filter_cut_then_threshold_change_refilters(make_app):
         await pilot.press("escape", "F")
         await pilot.pause()
         assert row_line(app, 0).startswith("=   0")
+
+
+async def test_a_loader_finding_is_repeated_in_the_detail_of_its_row(make_app):
+    from inspector.demo import demo_chat_path
+
+    app = make_app(demo_chat_path())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        doc = app.chat.document
+        (finding,) = doc.inspection.chat.findings
+        rows = doc.rows
+        row = next(r for r in range(len(rows)) if rows.message(r).line == finding.line)
+        app.go_to_row(row)
+        await pilot.pause()
+        text = app.query_one(DetailPane).text
+        assert f"loader finding (previous_response_id): {finding.message}" in text
+        app.go_to_row(row - 1)  # another row: nothing about it
+        await pilot.pause()
+        assert "loader finding" not in app.query_one(DetailPane).text

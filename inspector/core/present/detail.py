@@ -7,8 +7,10 @@ has to put it in a read-only text area.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
+from inspector.core.model import Finding
 from inspector.core.policies import decision as d
 from inspector.core.present.rows import RowModel, content_text
 from inspector.core.present.sanitize import display_text
@@ -51,7 +53,10 @@ def pretty(content: Any) -> str:
     return text
 
 
-def detail_text(rows: RowModel, prompt: Prompt, thresholds: Thresholds, row: int) -> str:
+def detail_text(
+    rows: RowModel, prompt: Prompt, thresholds: Thresholds, row: int, findings: Sequence[Finding] = ()
+) -> str:
+    """``findings``: the loader's; those about this row's message (its line, or its index) are repeated."""
     index = rows.message_index(row)
     role = rows.role(row)
     name, ident = rows.tool(row)
@@ -75,6 +80,9 @@ def detail_text(rows: RowModel, prompt: Prompt, thresholds: Thresholds, row: int
         head.append(describe(dec, thresholds))
         head.append(f"characters: {dec.original_chars:,} original -> {dec.visible_chars:,} sent")
         visible = prompt.visible_content(index)
+    line = message.line
+    about = [f for f in findings if (line is not None and f.line == line) or (index is not None and index in f.indices)]
+    head += [f"loader finding ({f.kind}): {f.message}" for f in about]
     parts = ["\n".join(head)]
     original = rows.original_content(row)
     if tier == d.TRUNCATED and isinstance(visible, str):

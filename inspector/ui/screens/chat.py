@@ -766,7 +766,7 @@ class ChatScreen(Screen[None]):
             return
         view = self.view
         query = view.search_query if row in view.hits else ""
-        text = detail_text(doc.rows, doc.prompt, doc.thresholds, row)
+        text = detail_text(doc.rows, doc.prompt, doc.thresholds, row, doc.inspection.chat.findings)
         change = doc.changes.get(row)
         if change is not None and doc.call is not None:
             head, _, rest = text.partition("\n")
