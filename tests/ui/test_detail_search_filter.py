@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from inspector.ui.widgets.detail import DetailPane
 
-from .conftest import edit, row_line, settle, split
+from .conftest import edit, row_line, screen_text, settle, split
 
 
 async def test_detail_explains_a_truncated_message(make_app):
@@ -153,3 +153,21 @@ async def test_a_loader_finding_is_repeated_in_the_detail_of_its_row(make_app):
         app.go_to_row(row - 1)  # another row: nothing about it
         await pilot.pause()
         assert "loader finding" not in app.query_one(DetailPane).text
+
+
+async def test_the_detail_hint_follows_the_focus(make_app):
+    from inspector.ui.widgets.detail import HINT_FROM_LIST, HINT_INSIDE
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert HINT_FROM_LIST in screen_text(app) and HINT_INSIDE not in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert HINT_INSIDE in screen_text(app) and HINT_FROM_LIST not in screen_text(app)
+        await pilot.press("o")  # in here o jumps to the original (from the list it would follow the file)
+        await pilot.pause()
+        assert not app.chat.following
+        await pilot.press("escape")
+        await pilot.pause()
+        assert HINT_FROM_LIST in screen_text(app)

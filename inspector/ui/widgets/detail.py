@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from .options import WidgetOptions
 
 SECTIONS = {"original": f"{RULE} original", "visible": f"{RULE} model-visible"}
+# the hint follows the focus: o and v jump to the sections only in here (from the list they follow the
+# file and open the pager)
+HINT_FROM_LIST = "Enter: into it, then o original · v model-visible"
+HINT_INSIDE = "o original · v model-visible · Home/End · Esc: back to the list"
 
 
 class DetailPane(TextArea):
@@ -42,7 +46,7 @@ class DetailPane(TextArea):
     def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__("", read_only=True, soft_wrap=True, show_line_numbers=False, **kwargs)
         self.border_title = "detail"
-        self.border_subtitle = "Enter: into it · o original · v model-visible · Home/End"
+        self.border_subtitle = HINT_FROM_LIST
         self.shown_row: int | None = None
         self.shown_query = ""
         self.wrapped_for: int | None = None  # the wrap width the text was last wrapped at
@@ -65,6 +69,12 @@ class DetailPane(TextArea):
         if not (query and self.select_text(query)):
             self.move_cursor((0, 0))
             self.scroll_to(0, 0, animate=False)
+
+    def on_focus(self) -> None:
+        self.border_subtitle = HINT_INSIDE
+
+    def on_blur(self) -> None:
+        self.border_subtitle = HINT_FROM_LIST
 
     @on(events.Resize)
     def _resized(self, event: events.Resize) -> None:
