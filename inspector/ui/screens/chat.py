@@ -156,6 +156,11 @@ def run_external(command: list[str], path: Path) -> int | None:
         return None
 
 
+def _without_name(exc: UsageError, policy: str) -> str:
+    """A policy's refusal shown under its settings: the policy's name goes without saying there."""
+    return str(exc).removeprefix(f"{policy}: ").removeprefix(f"{policy} ")
+
+
 def budget_of(whole: Inspection, settings: CallSettings) -> tuple[int | None, str]:
     """The budget the plan keeps the prompt under, in tokens, and what it is (None: it has none in tokens):
     shorten_tools' max_tool_chars (characters of tool outputs, / 4: an estimate), LangChain's trigger and
@@ -470,12 +475,17 @@ class ChatScreen(Screen[None]):
     ) -> None:
         """One value changed by the user (typed, or a fix applied from Why): editor, sources, re-plan."""
         wanted = self.settings
-        self._remember(key if typed else None)
-        self.wanted = replace(wanted, thresholds=wanted.thresholds.with_value(key, value, Source.EDITED, where))
-        if typed:
-            # sources, and max_tool_outputs when it follows; the field being typed in keeps its text
+        thresholds = wanted.thresholds.with_value(key, value, Source.EDITED, where)
+        self._edit(replace(wanted, thresholds=thresholds), key if typed else None, delay)
+
+    def _edit(self, settings: Settings, typing: str | None, delay: float | None) -> None:
+        """An edit of the settings in force, one undo step (per field typed in): the editor shows it (the
+        field being typed in keeps its text: sources, and max_tool_outputs when it follows), then it plans."""
+        self._remember(typing)
+        self.wanted = settings
+        if typing is not None:
             self._editor_due = False  # this shows the latest values: a show still pending would retype the field
-            self.show_editor(typing=key)
+            self.show_editor(typing=typing)
         else:
             self.show_editor_with_plan()
         self.schedule_replan(delay)
@@ -485,11 +495,8 @@ class ChatScreen(Screen[None]):
         wanted = self.wanted
         if wanted is None or wanted.thresholds.follows():
             return
-        self._remember("max_tool_outputs")
-        self.wanted = replace(wanted, thresholds=wanted.thresholds.following())
-        self._editor_due = False
-        self.show_editor(typing="max_tool_outputs")  # its source says it follows; the emptied field stays
-        self.schedule_replan(None)
+        # its source says it follows; the emptied field stays
+        self._edit(replace(wanted, thresholds=wanted.thresholds.following()), "max_tool_outputs", None)
 
     @on(ThresholdEditor.StrategiesPicked)
     def _strategies_picked(self, event: ThresholdEditor.StrategiesPicked) -> None:
@@ -972,7 +979,7 @@ class ChatScreen(Screen[None]):
         except UsageError as exc:
             spec = get(name)
             defaults = PolicySettings(spec, tuple((p.name, p.default) for p in spec.params), frozenset())
-            message = str(exc).removeprefix(f"{spec.name}: ").removeprefix(f"{spec.name} ")
+            message = _without_name(exc, spec.name)
             self.editor.show_policy(defaults, {}, {self._blamed(spec.params, message, None): message})
             self.notify(f"{exc}; type it in the editor (the plan on screen is kept)", severity="warning", markup=False)
             return
@@ -1020,7 +1027,7 @@ class ChatScreen(Screen[None]):
             try:
                 settings_for(policy, overrides)  # the library's own checks across settings, a required one
             except UsageError as exc:
-                message = str(exc).removeprefix(f"{spec.name}: ").removeprefix(f"{spec.name} ")
+                message = _without_name(exc, spec.name)
                 errors[self._blamed(spec.params, message, typing)] = message
         if errors:
             self.editor.mark_policy(policy, errors)
@@ -1029,14 +1036,7 @@ class ChatScreen(Screen[None]):
         if asked == wanted:
             self.editor.mark_policy(policy, {})
             return True
-        self._remember(typing)
-        self.wanted = asked
-        if typing is not None:
-            self._editor_due = False  # the sources now; the field typed in keeps its text
-            self.show_editor(typing=typing)
-        else:
-            self.show_editor_with_plan()
-        self.schedule_replan(delay)
+        self._edit(asked, typing, delay)
         return True
 
     def action_cycle_strategies(self) -> None:

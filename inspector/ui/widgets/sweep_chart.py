@@ -132,33 +132,25 @@ class SweepChart(Static):
         super().__init__("", **kwargs)
         self.key: str | None = None
         self.lines: list[str] = []
-        self.drawn: tuple[int, list[SweepRow], SweepRow | None] | None = None  # what show() was given
-        self.table: list[tuple[int | float, str]] = []
+        self.table: list[tuple[int | float, str]] = []  # the table's rows (the chart's last lines), by value
 
     def waiting(self, key: str) -> None:
         """A sweep for ``key`` is running: keep the old numbers, greyed, until it lands."""
         if key != self.key:
             self.key = key
-            self.drawn, self.table = None, []
+            self.table = []
             self._set([f"sweep {key}: computing…"])
         self.add_class("-stale")
 
     def show(self, key: str, current: int, rows: list[SweepRow], now: SweepRow | None) -> None:
         self.key = key
         self.remove_class("-stale")
-        self.drawn = (current, rows, now)
-        self._draw()
-
-    def _draw(self) -> None:
-        if self.key is None or self.drawn is None:
-            return
-        current, rows, now = self.drawn
-        head, self.table = chart_parts(self.key, current, rows, now)
+        head, self.table = chart_parts(key, current, rows, now)
         self._set(head + [text for _, text in self.table])
 
     def failed(self, error: str) -> None:
         self.remove_class("-stale")
-        self.drawn, self.table = None, []
+        self.table = []
         self._set([f"sweep {self.key}: failed ({error})"])
 
     def next_value(self, current: int | float, step: int) -> int | float | None:

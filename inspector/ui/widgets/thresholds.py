@@ -59,12 +59,8 @@ def parse_value(text: str, key: str = "") -> int | float | None:
 STEPS = {"up": 1, "down": -1, "shift+up": 10, "shift+down": -10}  # ↑/↓ step the value, shift: x10
 
 
-class ThresholdField(BurstInput):
-    """A threshold's text field: digits only, so ``t`` is free to close the editor (help says so).
-    ↑/↓ step the value by one (a ratio by 0.1), shift+↑/↓ by ten, in the order typed."""
-
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        return key != "t" and super().check_consume_key(key, character)
+class SteppingField(BurstInput):
+    """A field whose value ↑/↓ step (shift: x10), each press in the order typed (``step``: how)."""
 
     @on(events.Key)
     def _stepping_key(self, event: events.Key) -> None:
@@ -74,6 +70,17 @@ class ThresholdField(BurstInput):
         event.stop()
         event.prevent_default()
         self.step(step)
+
+    def step(self, step: int) -> None:
+        raise NotImplementedError
+
+
+class ThresholdField(SteppingField):
+    """A threshold's text field: digits only, so ``t`` is free to close the editor (help says so).
+    ↑/↓ step the value by one (a ratio by 0.1), shift+↑/↓ by ten, in the order typed."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return key != "t" and super().check_consume_key(key, character)
 
     def step(self, step: int) -> None:
         """The value ``step`` units up or down (never below zero); an unreadable value is left alone."""
@@ -116,7 +123,7 @@ def policy_id(name: str) -> str:
     return "policy-" + re.sub(r"[^A-Za-z0-9_-]", "-", name)
 
 
-class PolicyField(BurstInput):
+class PolicyField(SteppingField):
     """A policy setting's text field. On a number ↑/↓ step it (shift: by ten) and ``t`` closes the editor, as
     in a threshold's field; a true/false or a choice field steps through its values; a text takes ``t``."""
 
@@ -132,15 +139,6 @@ class PolicyField(BurstInput):
         if key == "t" and self.param.kind in STEPPED:
             return False
         return super().check_consume_key(key, character)
-
-    @on(events.Key)
-    def _stepping_key(self, event: events.Key) -> None:
-        step = STEPS.get(event.key)
-        if step is None:
-            return
-        event.stop()
-        event.prevent_default()
-        self.step(step)
 
     def step(self, step: int) -> None:
         stepped = stepped_text(self.param, self.value, step)
