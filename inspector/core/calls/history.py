@@ -89,6 +89,7 @@ class ChatHistory:
             self.source, self._names, old.call_index if old is not None else None, same, joined
         )
         self.calls, self.findings = self.call_index.calls, self.call_index.findings(self.source)
+        self._starts: list[int] | None = None  # each call's start, in order (built when first asked)
         # what stepping through calls needs, built when first asked (the app's first screen does not need it)
         self._final: dict[int, int] | None = None
         self._source_at: dict[int, int] | None = None  # id(source message) -> its place in the source list
@@ -266,11 +267,9 @@ class ChatHistory:
         return self.calls[k].number if k < len(self.calls) else None
 
     def _call_starts(self) -> list[int]:
-        starts = getattr(self, "_starts", None)
-        if starts is None or len(starts) != len(self.calls):
-            starts = [c.start for c in self.calls]
-            self._starts = starts
-        return starts
+        if self._starts is None:
+            self._starts = [c.start for c in self.calls]
+        return self._starts
 
     # -- the chat at a call ---------------------------------------------------------------
     def cut_bytes(self, number: int) -> bytes:
