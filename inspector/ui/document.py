@@ -16,7 +16,7 @@ from inspector.core.calls.history import ChatHistory
 from inspector.core.calls.timeline import CallSettings
 from inspector.core.inspection import Inspection
 from inspector.core.peers.registry import PolicySettings, settings_for
-from inspector.core.present.rows import RowModel, filter_rows, rows_at, summary_totals
+from inspector.core.present.rows import RowModel, RowOrder, filter_rows, rows_at, summary_totals
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.totals import Totals
@@ -54,18 +54,21 @@ def history_under(history: ChatHistory, settings: Settings) -> ChatHistory:
 
 @dataclass(frozen=True, slots=True)
 class RowFilter:
-    """Which rows the list shows (None: any)."""
+    """Which rows the list shows (None: any) and in what order."""
 
     tier: str | None = None
     role: str | None = None
     tool: str | None = None
+    min_chars: int | None = None  # at least this many original characters
+    order: RowOrder = RowOrder.FILE
 
-    def order(self, rows: RowModel, prompt: Prompt) -> list[int] | None:
-        return filter_rows(rows, prompt, self.tier, self.role, self.tool)
+    def order_of(self, rows: RowModel, prompt: Prompt) -> list[int] | None:
+        return filter_rows(rows, prompt, self.tier, self.role, self.tool, self.min_chars, self.order)
 
     @property
     def active(self) -> bool:
-        return bool(self.tier or self.role or self.tool)
+        """Whether some rows are hidden (an order alone hides none)."""
+        return bool(self.tier or self.role or self.tool or self.min_chars is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +141,7 @@ def plan_call(
         rows,
         prompt,
         summary_totals(rows, prompt),
-        row_filter.order(rows, prompt),
+        row_filter.order_of(rows, prompt),
     )
     if number is None:
         return doc
@@ -160,7 +163,7 @@ def replan(doc: Document, settings: Settings, row_filter: RowFilter) -> Document
         inspection=inspection,
         prompt=prompt,
         totals=summary_totals(doc.rows, prompt),
-        order=row_filter.order(doc.rows, prompt),
+        order=row_filter.order_of(doc.rows, prompt),
     )
     if doc.call is None:
         return planned
@@ -169,4 +172,4 @@ def replan(doc: Document, settings: Settings, row_filter: RowFilter) -> Document
 
 
 def refiltered(doc: Document, row_filter: RowFilter) -> Document:
-    return replace(doc, order=row_filter.order(doc.rows, doc.prompt))
+    return replace(doc, order=row_filter.order_of(doc.rows, doc.prompt))

@@ -38,8 +38,14 @@ APP_ACTIONS = (
     Action("right_square_bracket", "next_cut", "Next cut", "next truncated or dropped message", True, "]"),
     Action("left_square_bracket", "prev_cut", "Prev cut", "previous truncated or dropped message", False, "["),
     Action("g", "goto", "Go to #", "go to a message number (the # column), or a model call (call 12, c12)"),
-    Action("f", "filter", "Filter", "filter rows by tier and role"),
-    Action("F", "clear_filter", "Clear filter", "show every row again"),
+    Action("f", "filter", "Filter", "filter rows by tier, role, tool and size; order them by size"),
+    Action("F", "clear_filter", "Clear filter", "show every row again (the order stays)"),
+    Action(
+        "S",
+        "sort",
+        "Sort",
+        "order the rows: the file's, original size, sent size (largest first): where the budget goes",
+    ),
     Action(
         "t", "thresholds", "Thresholds", "move into the threshold editor; t inside closes it, Esc leaves it open", True
     ),

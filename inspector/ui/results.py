@@ -22,13 +22,6 @@ class SettingsChoice:
 
 
 @dataclass(frozen=True)
-class FilterChoice:
-    tier: str | None  # None: any tier; "cut": truncated or dropped
-    role: str | None  # None: any role
-    tool: str | None = None  # None: any tool name
-
-
-@dataclass(frozen=True)
 class PresetChoice:
     name: str
     thresholds: dict[str, int | float | None]  # max_tool_outputs None: it follows max_tool_calls

@@ -9,6 +9,7 @@ from textual.command import CommandPalette
 
 from inspector.core.model import Consumed, Finding, Message
 from inspector.ui.commands import InspectorCommands
+from inspector.ui.document import RowFilter
 from inspector.ui.keymap import APP_ACTIONS, HOST_ACTIONS, VIEW_ACTIONS
 from inspector.ui.screens.help import HelpScreen
 from inspector.ui.screens.notes import NotesScreen
@@ -217,6 +218,6 @@ async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch,
         assert "finding (hazard) line 3: a [bold] header-like line" in str(app.screen.query_one("#notes-text").render())
         app.screen.dismiss(None)
         await pilot.pause()
-        app.chat.set_filter("consumed", None)
+        app.chat.set_filter(RowFilter("consumed"))
         await pilot.pause()
         assert app.chat.view.count == 1

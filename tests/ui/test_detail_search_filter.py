@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from inspector.ui.document import RowFilter
 from inspector.ui.widgets.detail import DetailPane
 
 from .conftest import edit, row_line, screen_text, settle, split
@@ -111,7 +112,7 @@ async def test_filter_by_tier_and_role(make_app):
         assert app.chat.row_filter.tier == "truncated" and app.chat.view.count == 11
         assert all(line.startswith("✂") for line in [app.chat.view.render_line(y).text for y in range(11)])
         assert "filter: tier truncated, role any" in str(app.query_one("#status").render())
-        app.chat.set_filter(None, "user")
+        app.chat.set_filter(RowFilter(role="user"))
         await pilot.pause()
         assert app.chat.view.count == sum(
             1 for m in app.chat.document.inspection.chat.messages if m.fields["role"] == "user"
@@ -126,7 +127,7 @@ async def test_filter_cut_then_threshold_change_refilters(make_app):
     app = make_app()
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
-        app.chat.set_filter("cut", None)
+        app.chat.set_filter(RowFilter("cut"))
         await pilot.pause()
         assert app.chat.view.count == 37
         await edit(app, pilot, "max_tool_chars", "1000000")

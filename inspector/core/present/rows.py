@@ -8,6 +8,7 @@ because a view shows a screenful of a 20,000-message chat.
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
@@ -250,16 +251,71 @@ def row_matches_tier(rows: RowModel, prompt: Prompt, row: int, tier: str) -> boo
     return actual in (d.TRUNCATED, d.DROPPED) if tier == CUT else actual == tier
 
 
+class RowOrder(StrEnum):
+    """The list's order: the file's, or the biggest first (where the budget goes)."""
+
+    FILE = "file"
+    ORIGINAL = "original"  # characters of the original content, most first
+    SENT = "sent"  # characters the model is sent, most first
+
+    @property
+    def label(self) -> str:
+        return ORDER_LABELS[self]
+
+    def following(self) -> RowOrder:
+        """The next order ``S`` switches to."""
+        orders = list(RowOrder)
+        return orders[(orders.index(self) + 1) % len(orders)]
+
+
+ORDER_LABELS = {
+    RowOrder.FILE: "file order",
+    RowOrder.ORIGINAL: "original size, largest first",
+    RowOrder.SENT: "sent size, largest first",
+}
+
+
+def row_sizes(rows: RowModel, prompt: Prompt) -> tuple[list[int], list[int]]:
+    """Each row's characters, original and sent, as the detail pane counts them (the decision's); a consumed
+    row is sent nothing, and nothing is sent where the plan raises."""
+    columns = prompt.decision_columns()
+    original, visible = columns.original, columns.visible
+    raised = prompt.error is not None
+    before: list[int] = []
+    after: list[int] = []
+    for ref in rows.refs:
+        if ref >= 0:
+            before.append(original[ref])
+            after.append(0 if raised else visible[ref])
+        else:
+            before.append(chars_of(rows.chat.consumed[-ref - 1].message.fields.get("content")))
+            after.append(0)
+    return before, after
+
+
 def filter_rows(
-    rows: RowModel, prompt: Prompt, tier: str | None, role: str | None, tool: str | None = None
+    rows: RowModel,
+    prompt: Prompt,
+    tier: str | None,
+    role: str | None,
+    tool: str | None = None,
+    min_chars: int | None = None,
+    order: RowOrder = RowOrder.FILE,
 ) -> list[int] | None:
-    """Rows shown under a tier, role and tool-name filter, in order; None when nothing is filtered."""
-    if tier is None and role is None and tool is None:
+    """Rows shown under a tier, role, tool-name and size filter (``min_chars``: at least this many original
+    characters), in ``order`` (a tie keeps the file's); None when every row is shown in the file's order."""
+    if tier is None and role is None and tool is None and min_chars is None and order is RowOrder.FILE:
         return None
-    return [
+    sizes = row_sizes(rows, prompt) if min_chars is not None or order is not RowOrder.FILE else None
+    shown = [
         row
         for row in range(len(rows))
         if (role is None or rows.role(row) == role)
         and (tool is None or rows.tool(row)[0] == tool)
+        and (min_chars is None or (sizes is not None and sizes[0][row] >= min_chars))
         and (tier is None or row_matches_tier(rows, prompt, row, tier))
     ]
+    if sizes is not None and order is not RowOrder.FILE:
+        key = sizes[0] if order is RowOrder.ORIGINAL else sizes[1]
+        shown.sort(key=lambda row: -key[row])
+    return shown

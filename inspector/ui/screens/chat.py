@@ -45,7 +45,7 @@ from inspector.core.policies.decision import Tier
 from inspector.core.present.detail import detail_text
 from inspector.core.present.export import explain_bytes, prepared_bytes
 from inspector.core.present.provenance import origin_text
-from inspector.core.present.rows import CUT, content_text, row_matches_tier
+from inspector.core.present.rows import CUT, RowOrder, content_text, row_matches_tier
 from inspector.core.present.sanitize import one_line
 from inspector.core.present.search import ignores_case
 from inspector.core.present.settings_lines import as_env, as_scout_config, strategy_to_write
@@ -75,7 +75,7 @@ from ..messages import (
     WorkerFailed,
     report_failure,
 )
-from ..results import ApplyFix, ExportChoice, FilterChoice, JumpTo, JumpToCall, PresetChoice, SettingsChoice
+from ..results import ApplyFix, ExportChoice, JumpTo, JumpToCall, PresetChoice, SettingsChoice
 from ..widgets.call_strip import CallStrip
 from ..widgets.compare_panel import ComparePanel, Pinned
 from ..widgets.detail import DetailPane
@@ -116,6 +116,7 @@ class Host(Protocol):
     debounce: float
     editor_wait: float
     detail_delay: float
+    search_delay: float
     follow_every: float
 
     def focus_then_replay(self, widget: Widget) -> None: ...
@@ -210,6 +211,9 @@ class ChatScreen(Screen[None]):
         self._editor_due = False  # values set at once, not yet in the editor (show_editor_with_plan)
         self._plan_timer: Timer | None = None
         self._detail_timer: Timer | None = None
+        # `/` searches as the text is typed: from the row and with the query it was opened on (Esc goes back)
+        self._typed_search: tuple[int | None, str] | None = None
+        self._typed_timer: Timer | None = None
         self._editor_timer: Timer | None = None
         self._strip_timer: Timer | None = None
         self._follow_timer: Timer | None = None
@@ -733,7 +737,10 @@ class ChatScreen(Screen[None]):
         if rf.active:
             tier = "truncated or dropped" if rf.tier == CUT else rf.tier or "any"
             tool = f", tool {rf.tool}" if rf.tool else ""
-            parts.append(f"filter: tier {tier}, role {rf.role or 'any'}{tool} (F clears)")
+            size = f", at least {rf.min_chars:,} chars" if rf.min_chars is not None else ""
+            parts.append(f"filter: tier {tier}, role {rf.role or 'any'}{tool}{size} (F clears)")
+        if rf.order is not RowOrder.FILE:
+            parts.append(f"sorted: {rf.order.label} (S: next order)")
         if view.search_query:
             hits = view.search_hits
             current = view.current_row
@@ -853,12 +860,43 @@ class ChatScreen(Screen[None]):
         self.open_prompt_bar("goto", "")
 
     def action_search(self) -> None:
+        self._typed_search = (self.view.current_row, self.view.search_query)
         self.open_prompt_bar("search", self.view.search_query)
+
+    @on(PromptBar.Changed)
+    def _search_typed(self, event: PromptBar.Changed) -> None:
+        """Search as the text is typed (after a short pause, so a burst searches once)."""
+        bar = event.input
+        if not isinstance(bar, PromptBar) or bar.mode != "search" or self._typed_search is None:
+            return
+        if self._typed_timer is not None:
+            self._typed_timer.stop()
+        origin = self._typed_search[0]
+        self._typed_timer = self.set_timer(
+            self.host.search_delay, lambda: self._search_now(bar.value, origin) if bar.has_class("-open") else None
+        )
+
+    def _search_now(self, query: str, origin: int | None) -> None:
+        if query != self.view.search_query:
+            self.view.search(query, origin if origin is not None else 0)
+
+    def _end_typed_search(self) -> tuple[int | None, str] | None:
+        typed, self._typed_search = self._typed_search, None
+        if self._typed_timer is not None:
+            self._typed_timer.stop()
+            self._typed_timer = None
+        return typed
 
     @on(PromptBar.Closed)
     def _prompt_closed(self) -> None:
+        typed = self._end_typed_search()
         if not self.is_current:
             return  # the app is closing (a key typed just before quitting): nothing to focus
+        if typed is not None and typed[1] != self.view.search_query:  # Esc: the search and the row as before
+            row, query = typed
+            self.view.search(query, land=False)
+            if row is not None:
+                self.view.go_to_row(row)
         if self.focused is None:
             self.set_focus(self.view)
 
@@ -874,11 +912,15 @@ class ChatScreen(Screen[None]):
         if event.mode == "goto":
             self.go_to(event.value)
             return
-        self.view.search(event.value)
+        typed = self._end_typed_search()
+        self.view.search(event.value, typed[0] if typed is not None and typed[0] is not None else None)
 
     @on(DualColumnView.Searched)
     def _searched(self, event: DualColumnView.Searched) -> None:
         self._schedule_detail(0)  # the hit in the detail pane is selected (or the selection cleared)
+        if event.incremental and self._typed_search is not None:
+            self._show_status()  # while typing, the status line counts the hits; Enter's answer notifies
+            return
         if event.query and not event.hits:
             self.notify(f"no match for {event.query!r}", severity="warning", markup=False)
         elif event.hits and not event.landed:
@@ -898,24 +940,32 @@ class ChatScreen(Screen[None]):
     # -- filters -------------------------------------------------------------------------
     def action_filter(self) -> None:
         def picked(result: object) -> None:
-            if isinstance(result, FilterChoice):
-                self.set_filter(result.tier, result.role, result.tool)
+            if isinstance(result, RowFilter):
+                self.set_filter(result)
 
-        rows, rf = self.document.rows, self.row_filter
-        screen = FilterScreen(rf.tier, rf.role, rows.roles(), rf.tool, rows.tool_names())
+        rows = self.document.rows
+        screen = FilterScreen(self.row_filter, rows.roles(), rows.tool_names())
         self.push(cast("Screen[object]", screen), picked)
 
-    def set_filter(self, tier: str | None, role: str | None, tool: str | None = None) -> None:
+    def set_filter(self, row_filter: RowFilter) -> None:
         row = self.view.current_row
-        self.row_filter = RowFilter(tier, role, tool)
-        doc = self.doc = refiltered(self.document, self.row_filter)
+        self.row_filter = row_filter
+        doc = self.doc = refiltered(self.document, row_filter)
         self.view.set_data(doc.rows, doc.prompt, doc.order, row)
         self._show_status()
         if doc.order is not None and not doc.order:
             self.notify("no rows match this filter", severity="warning")
 
     def action_clear_filter(self) -> None:
-        self.set_filter(None, None)
+        """Every row again, in the order chosen (S changes that)."""
+        self.set_filter(RowFilter(order=self.row_filter.order))
+
+    def action_sort(self) -> None:
+        """The next order: the file's, the original size, the sent size (largest first); the row stays."""
+        order = self.row_filter.order.following()
+        self.set_filter(replace(self.row_filter, order=order))
+        self.view.scroll_to_cursor()
+        self.notify(f"rows in {order.label}", markup=False, timeout=3)
 
     # -- thresholds, strategies, versions, presets ---------------------------------------
     async def action_thresholds(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len, set_cell_size
@@ -149,17 +150,23 @@ class DualColumnView(ScrollView, can_focus=True):
         query: str
         hits: list[int]
         landed: bool = False  # the cursor moved to a hit (False: none, or every hit is filtered out)
+        incremental: bool = False  # asked while the query is typed: the final one comes with Enter
 
     def __init__(self, **kwargs: Unpack[WidgetOptions]) -> None:
         super().__init__(**kwargs)
         self.rows: RowModel | None = None
         self.prompt: Prompt | None = None
-        self.order: list[int] | None = None  # rows shown (sorted), None: every row
+        self.order: list[int] | None = None  # rows shown in list order, None: every row in file order
+        # a list sorted by size: each shown row's position, and the shown rows in file order
+        self._positions: dict[int, int] | None = None
+        self._by_number: list[int] = []
         self.hits: set[int] = set()  # rows painted as search hits
         self.marked: set[int] = set()  # rows the A/B compare lists as changed
         self.changed: set[int] = set()  # at a call: rows whose tier differs from the call before
         self.search_query = ""
         self.search_hits: list[int] = []  # sorted rows whose original content matches
+        self._search_from: int | None = None  # the row a search typed incrementally counts from
+        self._land = True
         self._cache: LRUCache[tuple[int, int, bool, bool, int], Strip] = LRUCache(2000)  # see render_line's key
         self._version = 0
         self.rendered_rows = 0  # strips built, for tests and the benchmark
@@ -173,7 +180,8 @@ class DualColumnView(ScrollView, can_focus=True):
     def set_data(
         self, rows: RowModel | None, prompt: Prompt | None, order: list[int] | None = None, row: int | None = None
     ) -> None:
-        self.rows, self.prompt, self.order = rows, prompt, order
+        self.rows, self.prompt = rows, prompt
+        self._set_order(order)
         self._invalidate()
         self.virtual_size = Size(0, self.count + len(self.tail))
         self.go_to_row(row if row is not None else self.current_row or 0)
@@ -182,7 +190,8 @@ class DualColumnView(ScrollView, can_focus=True):
         """A re-plan: the same rows under another prompt. The cursor stays on its row, and says nothing
         when it is still there (the App refreshes the detail pane itself; the strip does not change)."""
         row = self.current_row
-        self.prompt, self.order = prompt, order
+        self.prompt = prompt
+        self._set_order(order)
         self._invalidate()
         self.virtual_size = Size(0, self.count + len(self.tail))
         if row is not None and self.current_row == row:
@@ -209,6 +218,14 @@ class DualColumnView(ScrollView, can_focus=True):
         self.hits = hits
         self._invalidate()
 
+    def _set_order(self, order: list[int] | None) -> None:
+        self.order = order
+        if order is None or all(a < b for a, b in pairwise(order)):
+            self._positions, self._by_number = None, []
+        else:
+            self._positions = {row: k for k, row in enumerate(order)}
+            self._by_number = sorted(order)
+
     def _invalidate(self) -> None:
         self._version += 1
         self._cache.clear()
@@ -227,7 +244,14 @@ class DualColumnView(ScrollView, can_focus=True):
         """Position of ``row``, or of the first shown row after it (the last one if none)."""
         if self.order is None:
             return max(0, min(row, self.count - 1))
-        return min(bisect_left(self.order, row), max(0, self.count - 1))
+        if self._positions is None:
+            return min(bisect_left(self.order, row), max(0, self.count - 1))
+        found = self._positions.get(row)
+        if found is not None:
+            return found
+        numbers = self._by_number
+        at = bisect_left(numbers, row)
+        return self._positions[numbers[at]] if at < len(numbers) else (self._positions[numbers[-1]] if numbers else 0)
 
     @property
     def current_row(self) -> int | None:
@@ -240,12 +264,19 @@ class DualColumnView(ScrollView, can_focus=True):
         self.cursor = position
 
     # -- search (the original content; a thread worker finds the rows) ------------------
-    def search(self, query: str) -> None:
+    def search(self, query: str, origin: int | None = None, land: bool = True) -> None:
+        """Find ``query``; the cursor lands on the first hit from the current row, or from ``origin`` (a
+        query typed incrementally: each keystroke looks again from where the typing began); ``land``
+        False: the hits are painted and the cursor stays (a search put back)."""
         self.search_query = query
+        self._search_from = origin
+        self._land = land
         if not query or self.rows is None:
             self.search_hits = []
             self.set_hits(set())
-            self.post_message(self.Searched(query, []))
+            if origin is not None:
+                self.go_to_row(origin)
+            self.post_message(self.Searched(query, [], incremental=origin is not None))
             return
         self._search(query)
 
@@ -265,8 +296,16 @@ class DualColumnView(ScrollView, can_focus=True):
             return
         self.search_hits = event.hits
         self.set_hits(set(event.hits))
+        origin = self._search_from
+        if not self._land:
+            self.post_message(self.Searched(event.query, event.hits, False, True))
+            return
+        if origin is not None and self.shows(origin):
+            self.go_to_row(origin)
         landed = bool(event.hits) and self.jump_to_match(1, include_current=True)
-        self.post_message(self.Searched(event.query, event.hits, landed))
+        if origin is not None and not landed:
+            self.go_to_row(origin)
+        self.post_message(self.Searched(event.query, event.hits, landed, origin is not None))
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
@@ -280,12 +319,25 @@ class DualColumnView(ScrollView, can_focus=True):
         return position < self.count and self.row_at(position) == row
 
     def jump_to_match(self, step: int, include_current: bool = False) -> bool:
-        """Move to the next (step 1) or previous (-1) hit the filter shows; False when there is none."""
+        """Move to the next (step 1) or previous (-1) hit the filter shows, in the list's order; False when
+        there is none."""
+        if self._positions is not None:  # sorted by size: the next hit down the list, not by number
+            return self._jump_in_list(step, include_current)
         row = next_hit(self.search_hits, self.current_row or 0, step, self.shows, include_current)
         if row is None:
             return False
         self.go_to_row(row)
         return True
+
+    def _jump_in_list(self, step: int, include_current: bool) -> bool:
+        order, hits, count = self.order or [], set(self.search_hits), self.count
+        start = self.cursor if include_current else self.cursor + step
+        for k in range(count):
+            position = (start + k * step) % count if count else 0
+            if order[position] in hits:
+                self.go_to_row(order[position])
+                return True
+        return False
 
     # -- cursor -----------------------------------------------------------------------
     def validate_cursor(self, value: int) -> int:
