@@ -48,6 +48,7 @@ class InspectorApp(App[None]):
     editor_wait = 0.1  # seconds values set at once wait for their plan before the editor shows them anyway
     detail_delay = 0.08  # seconds the cursor must rest before the detail pane loads
     search_delay = 0.15  # seconds typing in / must pause before it searches (a burst searches once)
+    told_osc52 = False
     follow_every = 0.25  # seconds between looks at a followed file
 
     def __init__(

@@ -81,13 +81,18 @@ APP_ACTIONS = (
         "save the settings in force to a file (etc/config or env lines); asks before replacing",
     ),
     Action("e", "export", "Export", "write the prepared prompt or the explanation to a file", True),
-    Action("y", "copy", "Copy", "copy the selected message's original content"),
+    Action("y", "copy('shown')", "Copy", "copy the selected message as the detail pane shows it (through OSC 52)"),
+    Action("Y", "copy('raw')", "Copy raw", "copy its original content as stored (JSON as in the file)"),
+    Action("ctrl+y", "copy('sent')", "Copy sent", "copy its model-visible content (what the model is sent)"),
     Action("h", "toggle_header", "Compact header", "one-line header with the figures; h again: two lines"),
-    Action("Y", "copy_visible", "Copy sent", "copy the selected message's model-visible content"),
-    Action("v", "open_external('original','pager')", "Pager", "open the selected message's original in $PAGER"),
-    Action("m", "open_external('visible','pager')", "Pager (sent)", "open its model-visible content in $PAGER"),
-    Action("E", "open_external('original','editor')", "Editor", "open the original in $EDITOR (a temporary copy)"),
-    Action("ctrl+e", "open_external('visible','editor')", "Editor (sent)", "open the model-visible content in $EDITOR"),
+    Action(
+        "v", "open_external('shown','pager')", "Pager", "open the selected message in $PAGER, as the detail shows it"
+    ),
+    Action("m", "open_external('raw','pager')", "Pager (raw)", "open its original content as stored in $PAGER"),
+    Action(
+        "E", "open_external('shown','editor')", "Editor", "open it in $EDITOR as the detail shows it (a temporary copy)"
+    ),
+    Action("ctrl+e", "open_external('raw','editor')", "Editor (raw)", "open its original content as stored in $EDITOR"),
     Action("d", "toggle_detail", "Detail", "show/hide the detail pane"),
     Action("enter", "focus_detail", "Open detail", "move into the detail pane to scroll and select text"),
     Action("i", "notes", "Notes", "loader findings and threshold warnings"),

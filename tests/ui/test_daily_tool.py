@@ -8,11 +8,12 @@ from inspector.core.peers.registry import POLICIES
 from inspector.core.setup import Setup
 from inspector.ui.screens.audit import AuditScreen
 from inspector.ui.screens.filter import FilterScreen
+from inspector.ui.widgets.detail import DetailPane
 
 from .conftest import edit, row_line, settle, split, view_lines
 
 
-async def test_v_and_m_open_the_original_and_what_is_sent_in_the_pager(make_app, tmp_path, monkeypatch):
+async def test_v_pages_the_message_as_the_detail_shows_it_and_m_the_raw_original(make_app, tmp_path, monkeypatch):
     out = tmp_path / "paged.txt"
     # a "pager" that copies what it was given, so the test can read it
     monkeypatch.setenv("PAGER", f"{sys.executable} -c \"import shutil,sys; shutil.copy(sys.argv[1], r'{out}')\"")
@@ -24,35 +25,48 @@ async def test_v_and_m_open_the_original_and_what_is_sent_in_the_pager(make_app,
         await settle(app, pilot)
         await pilot.press("v")
         await settle(app, pilot)
-        original = out.read_text()  # the stored content: here a JSON envelope around the tool output
-        assert (
-            original == app.chat.document.rows.original_content(41)
-            and "FAILED tests/test_retry.py::test_backoff" in original
-        )
+        shown = out.read_text()  # the detail pane's text: the decision, then the content decoded
+        assert shown == app.query_one(DetailPane).text
+        assert shown.startswith("#41  role function_call_output  tool run_tests")
+        assert "──────── original ────────" in shown and "──────── model-visible (shortened) ────────" in shown
+        assert "\nFAILED tests/test_retry.py::test_backoff" in shown  # decoded: a line of its own, no \\n escapes
         await pilot.press("m")
         await settle(app, pilot)
-        sent = out.read_text()
-        assert '"content":"Truncated (6435): ' in sent and len(sent) < len(original)
+        raw = out.read_text()  # the stored content: here a JSON envelope around the tool output
+        assert raw == app.chat.document.rows.original_content(41) and raw.startswith('{"name":"run_tests"')
         await pilot.press("E")  # the editor's status is reported
         await settle(app, pilot)
         assert app.notices[-1].endswith("exited with status 3")
-        await pilot.press("g", "2", "enter")  # a dropped call: nothing is sent, nothing to open
-        await settle(app, pilot)
-        await pilot.press("m")
-        await pilot.pause()
-        assert app.notices[-1] == "message #2 is not sent to the model: nothing to open"
 
 
-async def test_capital_y_copies_the_model_visible_text(make_app):
+async def test_y_copies_as_shown_capital_y_raw_and_ctrl_y_what_is_sent(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("g", *"41", "enter")
         await settle(app, pilot)
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.clipboard == app.query_one(DetailPane).text
+        first = app.notices[-1]
+        assert first.startswith(
+            f"copied {len(app.clipboard):,} characters of message #41 (as the detail pane shows it)"
+        )
+        assert "through the terminal (OSC 52); if nothing pastes" in first and "v or E opens the text" in first
         await pilot.press("Y")
+        await pilot.pause()
+        assert app.clipboard == app.chat.document.rows.original_content(41)
+        # the OSC 52 note is said once
+        assert app.notices[-1] == f"copied {len(app.clipboard):,} characters of message #41 (the original as stored)"
+        await pilot.press("ctrl+y")
         await pilot.pause()
         assert '"content":"Truncated (6435): ' in app.clipboard
         assert app.notices[-1] == f"copied {len(app.clipboard):,} characters of message #41 (model-visible content)"
+        await pilot.press("g", "2", "enter")  # a dropped call: nothing is sent, nothing to copy
+        await settle(app, pilot)
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert app.notices[-1] == "message #2 is not sent to the model: nothing to copy"
 
 
 async def test_rows_that_differ_are_marked_while_a_b_is_pinned(make_app):

@@ -24,7 +24,13 @@ async def test_huge_message_detail_is_capped_and_copy_is_whole(make_app, write_c
         await settle(app, pilot)
         pane = app.query_one(DetailPane)
         assert len(pane.text) < 401_000
-        assert pane.text.endswith("more characters not shown here: y copies the whole original, e exports the prompt")
-        await pilot.press("y")
+        assert pane.text.endswith(
+            "more characters not shown here: y copies it whole, Y the original as stored, e exports the prompt"
+        )
+        await pilot.press("Y")
         await pilot.pause()
         assert len(app.clipboard) == len(json.dumps({"name": "cat", "content": body, "id": "1"}))
+        await pilot.press("y")  # as the pane shows it, but whole: the pane's cap is not copied
+        await pilot.pause()
+        assert len(app.clipboard) > 700_000 and "more characters not shown here" not in app.clipboard
+        assert app.clipboard.startswith("#1  role function_call_output  tool cat")

@@ -110,6 +110,9 @@ CALL_TYPED = re.compile(r"c(?:all)?\s*([0-9]+)", re.IGNORECASE | re.ASCII)  # `g
 HARM = {"unknown_role": 0, "already_prepared": 1, "previous_response_id": 9}
 
 
+COPIED = {"shown": "as the detail pane shows it", "raw": "the original as stored", "sent": "model-visible content"}
+
+
 class Host(Protocol):
     """What the screen asks of the App that hosts it (the App is not imported here: it imports this)."""
 
@@ -117,6 +120,7 @@ class Host(Protocol):
     editor_wait: float
     detail_delay: float
     search_delay: float
+    told_osc52: bool  # a copy said once that it goes through the terminal
     follow_every: float
 
     def focus_then_replay(self, widget: Widget) -> None: ...
@@ -780,14 +784,19 @@ class ChatScreen(Screen[None]):
             return
         view = self.view
         query = view.search_query if row in view.hits else ""
+        pane.show(row, self.detail_of(doc, row), query)
+        pane.border_title = f"detail · #{row}"
+
+    @staticmethod
+    def detail_of(doc: Document, row: int) -> str:
+        """The row as the detail pane shows it (whole: the pane itself shows a long one's start)."""
         text = detail_text(doc.rows, doc.prompt, doc.thresholds, row, doc.inspection.chat.findings)
         change = doc.changes.get(row)
         if change is not None and doc.call is not None:
             head, _, rest = text.partition("\n")
             cause = describe(change.decision, doc.thresholds)
             text = f"{head}\nsince call {doc.call - 1}: {change.before} -> {change.after}: {cause}\n{rest}"
-        pane.show(row, text, query)
-        pane.border_title = f"detail · #{row}"
+        return text
 
     # -- navigation ----------------------------------------------------------------------
     def go_to_row(self, row: int, focus: bool = True) -> None:
@@ -1320,13 +1329,36 @@ class ChatScreen(Screen[None]):
         self.last_export = Path(event.path)
         self.notify(f"wrote {event.size:,} bytes to {event.path}", title="Exported", markup=False, timeout=8)
 
-    def action_copy(self) -> None:
+    def message_text(self, row: int, which: str) -> str | None:
+        """The row's text: ``shown`` as the detail pane shows it (the decision, then the content decoded),
+        ``raw`` the original content as stored (JSON as in the file), ``sent`` what the model is sent of
+        it (None: nothing)."""
+        doc = self.document
+        if which == "shown":
+            return self.detail_of(doc, row)
+        if which == "raw":
+            return content_text(doc.rows.original_content(row))
+        return self.model_visible_text(row)
+
+    def action_copy(self, which: str = "shown") -> None:
+        """Copy through the terminal (OSC 52): the first copy says so and what to do when nothing arrives."""
         row = self.view.current_row
         if row is None or self.doc is None:
             return
-        text = content_text(self.doc.rows.original_content(row))
+        text = self.message_text(row, which)
+        if text is None:
+            self.notify(f"message #{row} is not sent to the model: nothing to copy", severity="warning")
+            return
         self.app.copy_to_clipboard(text)
-        self.notify(f"copied {len(text):,} characters of message #{row} (original content)", markup=False)
+        what = COPIED[which]
+        note = ""
+        if not self.host.told_osc52:
+            self.host.told_osc52 = True
+            note = (
+                " through the terminal (OSC 52); if nothing pastes, the terminal or tmux (set-clipboard off) "
+                "blocks it: v or E opens the text to copy from"
+            )
+        self.notify(f"copied {len(text):,} characters of message #{row} ({what}){note}", markup=False, timeout=8)
 
     def model_visible_text(self, row: int) -> str | None:
         """What the model is sent of this row's content; None when it is sent nothing."""
@@ -1341,24 +1373,13 @@ class ChatScreen(Screen[None]):
             return content_text(doc.prompt.visible_content(index))
         return None
 
-    def action_copy_visible(self) -> None:
-        row = self.view.current_row
-        if row is None:
-            return
-        text = self.model_visible_text(row)
-        if text is None:
-            self.notify(f"message #{row} is not sent to the model: nothing to copy", severity="warning")
-            return
-        self.app.copy_to_clipboard(text)
-        self.notify(f"copied {len(text):,} characters of message #{row} (model-visible content)", markup=False)
-
     def action_open_external(self, which: str, program: str) -> None:
-        """Open the selected message (``original`` or ``visible``) in $PAGER or $EDITOR (``pager``/``editor``)."""
+        """Open the selected message (``shown``, ``raw`` or ``sent``: see message_text) in $PAGER or $EDITOR
+        (``pager``/``editor``)."""
         row = self.view.current_row
         if row is None or self.doc is None:
             return
-        rows = self.doc.rows
-        text = content_text(rows.original_content(row)) if which == "original" else self.model_visible_text(row)
+        text = self.message_text(row, which)
         if text is None:
             self.notify(f"message #{row} is not sent to the model: nothing to open", severity="warning")
             return

@@ -59,7 +59,7 @@ class DetailPane(TextArea):
         if len(text) > self.LIMIT:
             text = (
                 text[: self.LIMIT] + f"\n\n… {len(text) - self.LIMIT:,} more characters not shown here: "
-                "y copies the whole original, e exports the prompt"
+                "y copies it whole, Y the original as stored, e exports the prompt"
             )
         if row == self.shown_row and text == self.text and query == self.shown_query:
             return  # a re-plan that did not change this message: keep the scroll position
