@@ -215,7 +215,7 @@ async def test_notes_list_findings_and_consumed_rows_show(make_app, monkeypatch,
         await pilot.press("i")
         await pilot.pause()
         assert isinstance(app.screen, NotesScreen)
-        assert "finding (hazard) line 3: a [bold] header-like line" in str(app.screen.query_one("#notes-text").render())
+        assert "finding (hazard) line 3: a [bold] header-like line" in app.screen.text
         app.screen.dismiss(None)
         await pilot.pause()
         app.chat.set_filter(RowFilter("consumed"))

@@ -53,11 +53,11 @@ async def test_enter_focuses_detail_and_d_toggles_it(make_app):
         assert app.query_one(DetailPane).display
 
 
-async def test_copy_puts_the_original_content_on_the_clipboard(make_app):
+async def test_capital_y_puts_the_original_content_on_the_clipboard(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await pilot.press("j", "y")
+        await pilot.press("j", "Y")
         assert app.clipboard == app.chat.document.inspection.chat.messages[1].fields["content"]
         size = len(app.clipboard)
         assert any(f"copied {size} characters of message #1" in n for n in app.notices)
@@ -172,3 +172,35 @@ async def test_the_detail_hint_follows_the_focus(make_app):
         await pilot.press("escape")
         await pilot.pause()
         assert HINT_FROM_LIST in screen_text(app)
+
+
+async def test_a_loader_finding_marks_its_row_and_enter_in_notes_jumps_there(make_app):
+    from inspector.demo import demo_chat_path
+    from inspector.ui.screens.notes import NotesScreen
+
+    app = make_app(demo_chat_path())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        doc = app.chat.document
+        (finding,) = doc.inspection.chat.findings
+        rows = doc.rows
+        row = next(r for r in range(len(rows)) if rows.message(r).line == finding.line)
+        assert rows.finding_rows([finding]) == [[row]]
+        app.go_to_row(0)
+        await pilot.pause()
+        assert app.chat.view.flagged == {row}
+        app.chat.view.go_to_row(row)
+        await pilot.pause()
+        assert row_line(app, row)[1] == "⚑" and row_line(app, row - 1)[1] == " "
+        app.go_to_row(0)
+        await pilot.pause()
+        await pilot.press("i")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, NotesScreen)
+        assert f"finding (previous_response_id) line {finding.line}: " in screen.text
+        assert screen.text.endswith(f" → #{row}")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is app.chat and app.chat.view.current_row == row
+        assert "loader finding (previous_response_id)" in app.query_one(DetailPane).text

@@ -8,12 +8,13 @@ because a view shows a screenful of a 20,000-message chat.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from enum import StrEnum
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
-from inspector.core.model import Chat, Consumed, Message
+from inspector.core.model import Chat, Consumed, Finding, Message
 from inspector.core.numbering import RowNumbers
 from inspector.core.policies import decision as d
 from inspector.core.present.sanitize import one_line
@@ -207,6 +208,24 @@ class RowModel:
             if isinstance(name, str):
                 seen.setdefault(name, None)
         return list(seen)
+
+    def finding_rows(self, findings: Sequence[Finding]) -> list[list[int]]:
+        """The rows each loader finding is about (its line's message, or its indices), in row order; the
+        detail pane repeats a finding under the same rule."""
+        by_line: dict[int, int] = {}
+        if any(f.line is not None for f in findings):
+            for row in range(len(self.refs)):
+                line = self.message(row).line
+                if line is not None:
+                    by_line.setdefault(line, row)
+        numbers, count = self.numbers, len(self.chat.messages)
+        out = []
+        for f in findings:
+            found = {numbers.row_of_message(i) for i in f.indices if 0 <= i < count}
+            if f.line is not None and f.line in by_line:
+                found.add(by_line[f.line])
+            out.append(sorted(found))
+        return out
 
     def roles(self) -> list[str]:
         """Distinct roles in file order (for the role filter)."""

@@ -88,7 +88,7 @@ from ..widgets.token_chart import TokenChart, TokenSeries
 from .audit import AuditScreen
 from .export import ExportScreen
 from .filter import FilterScreen
-from .notes import NotesScreen
+from .notes import Note, NotesScreen
 from .policy import PolicyChoice, PolicyScreen
 from .presets import PresetsScreen
 from .save_settings import SaveSettingsScreen
@@ -338,7 +338,7 @@ class ChatScreen(Screen[None]):
         self.follower = Follower(doc.history)
         self.generation += 1
         self.view.set_tail([])
-        self.view.set_data(doc.rows, doc.prompt, doc.order, row)
+        self.view.set_data(doc.rows, doc.prompt, doc.order, row, doc.inspection.chat.findings)
         self._editor_due = False
         self.show_editor()
         self.editor.set_chat_label(self.chat_strategy_label)
@@ -960,7 +960,7 @@ class ChatScreen(Screen[None]):
         row = self.view.current_row
         self.row_filter = row_filter
         doc = self.doc = refiltered(self.document, row_filter)
-        self.view.set_data(doc.rows, doc.prompt, doc.order, row)
+        self.view.set_data(doc.rows, doc.prompt, doc.order, row, doc.inspection.chat.findings)
         self._show_status()
         if doc.order is not None and not doc.order:
             self.notify("no rows match this filter", severity="warning")
@@ -1398,18 +1398,25 @@ class ChatScreen(Screen[None]):
             self.notify(f"{command[0]} exited with status {code}", severity="warning", markup=False)
 
     def action_notes(self) -> None:
-        lines = []
+        notes = []
         if self.load_error:
-            lines.append(f"cannot open: {self.load_error}")
+            notes.append(Note(f"cannot open: {self.load_error}"))
         doc = self.doc
         if doc is not None:
             if doc.prompt.error is not None:
-                lines.append(f"scout-ai error: {doc.prompt.error.describe()}")
-            for f in by_harm(doc.inspection.chat.findings):
-                lines.append(f"finding ({f.kind})" + (f" line {f.line}" if f.line else "") + f": {f.message}")
+                notes.append(Note(f"scout-ai error: {doc.prompt.error.describe()}"))
+            findings = by_harm(doc.inspection.chat.findings)
+            for f, rows in zip(findings, doc.rows.finding_rows(findings), strict=True):
+                text = f"finding ({f.kind})" + (f" line {f.line}" if f.line else "") + f": {f.message}"
+                notes.append(Note(text, tuple(rows)))
         for warning in self.wanted.thresholds.warnings if self.wanted is not None else ():
-            lines.append(f"threshold warning: {warning}")
-        self.push(cast("Screen[object]", NotesScreen(lines)))
+            notes.append(Note(f"threshold warning: {warning}"))
+
+        def picked(result: object) -> None:
+            if isinstance(result, JumpTo):
+                self.go_to_row(result.row)
+
+        self.push(cast("Screen[object]", NotesScreen(notes)), picked)
 
     def action_reload(self) -> None:
         setup = self.doc.history.setup if self.doc is not None else self.setup  # the version switched to stays
@@ -1549,7 +1556,7 @@ class ChatScreen(Screen[None]):
         else:
             row = min(row, last)
         self.view.set_changed(set(doc.changes))
-        self.view.set_data(doc.rows, doc.prompt, doc.order, row)
+        self.view.set_data(doc.rows, doc.prompt, doc.order, row, doc.inspection.chat.findings)
         if doc.call is not None and event.row is None:
             self.view.scroll_end(animate=False, immediate=True)  # the response rows under the last message
         self._editor_due = False

@@ -8,6 +8,7 @@ never through markup.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -25,6 +26,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
+from inspector.core.model import Finding
 from inspector.core.policies import decision as d
 from inspector.core.present.rows import RowModel
 from inspector.core.present.search import find_rows
@@ -64,6 +66,7 @@ LABELS = {
 }
 
 
+FLAG = "⚑"
 SHORT_ROLES = {"system": "sys", "assistant": "asst", "output": "out", "developer": "dev"}
 TEXT_PARTS = ("full", "truncated", "dropped", "cleared", "consumed", "error", "undecided", "gutter", "role", "tool")
 
@@ -163,6 +166,7 @@ class DualColumnView(ScrollView, can_focus=True):
         self.hits: set[int] = set()  # rows painted as search hits
         self.marked: set[int] = set()  # rows the A/B compare lists as changed
         self.changed: set[int] = set()  # at a call: rows whose tier differs from the call before
+        self.flagged: set[int] = set()  # rows a loader finding is about
         self.search_query = ""
         self.search_hits: list[int] = []  # sorted rows whose original content matches
         self._search_from: int | None = None  # the row a search typed incrementally counts from
@@ -178,9 +182,16 @@ class DualColumnView(ScrollView, can_focus=True):
 
     # -- data (attributes down) -------------------------------------------------------
     def set_data(
-        self, rows: RowModel | None, prompt: Prompt | None, order: list[int] | None = None, row: int | None = None
+        self,
+        rows: RowModel | None,
+        prompt: Prompt | None,
+        order: list[int] | None = None,
+        row: int | None = None,
+        findings: Sequence[Finding] = (),
     ) -> None:
+        """``findings``: the loader's, whose rows are marked (the detail pane repeats them)."""
         self.rows, self.prompt = rows, prompt
+        self.flagged = {r for found in rows.finding_rows(findings) for r in found} if rows is not None else set()
         self._set_order(order)
         self._invalidate()
         self.virtual_size = Size(0, self.count + len(self.tail))
@@ -458,8 +469,8 @@ class DualColumnView(ScrollView, can_focus=True):
         tier_style = base + styles[tier]
         digits = len(str(max(0, len(rows) - 1)))
         # Δ: the row differs between the pinned A and the current B (A/B compare); •: at a call, its tier
-        # differs from the call before
-        flag = "Δ" if row in self.marked else "•" if row in self.changed else " "
+        # differs from the call before; ⚑: a loader finding is about it (i lists them)
+        flag = "Δ" if row in self.marked else "•" if row in self.changed else FLAG if row in self.flagged else " "
         gutter = f"{GLYPHS.get(tier, ' ')}{flag}{row:>{digits}} "
         col = max(4, (width - len(gutter) - 1) // 2)
         right_width = max(0, width - len(gutter) - 1 - col)
