@@ -94,3 +94,25 @@ async def test_the_header_says_chat_s_choice_only_when_the_chat_chose(make_app, 
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(app, pilot)
         assert "strategies shorten_tools (default)" in summary(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_tab_never_lands_on_an_unseen_field_or_reset(make_app, size):
+    """The sweep chart moves under the focused field and redraws: the field (or Reset) is scrolled to after."""
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        editor = app.chat.editor
+        seen = []
+        for key in ["tab"] * 9 + ["shift+tab"] * 9:
+            await pilot.press(key)
+            await settle(app, pilot)
+            focused = app.focused
+            if focused is None or editor not in focused.ancestors:
+                continue
+            seen.append(focused.id)
+            inside = focused.region.intersection(editor.region)
+            assert inside.area == focused.region.area, (focused.id, focused.region, editor.region)
+        assert "reset" in seen and "th-max_tool_outputs" in seen and "th-full_tool_calls" in seen

@@ -515,7 +515,16 @@ class ThresholdEditor(VerticalScroll):
             self.chart_key = key
             # one chart, moved under the field being edited, so it sits next to what it charts
             self.move_child(self.chart, after=self.query_one(f"#src-{key}"))
+            self._keep_focus_in_view()
         self.post_message(self.KeyFocused(key))
+
+    def _keep_focus_in_view(self) -> None:
+        """The focused widget stays in view as the chart moves or changes height: the focus scrolled it into
+        view before, which can leave it above the top or below the bottom (Tab landing on an unseen field
+        or on an unseen Reset)."""
+        focused = self.screen.focused
+        if focused is not None and self in focused.ancestors:
+            self.call_after_refresh(self.scroll_to_widget, focused, animate=False)
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
@@ -615,6 +624,7 @@ class ThresholdEditor(VerticalScroll):
     def _sweep_done(self, event: SweepDone) -> None:
         if event.generation == self.generation and event.key == self.chart_key:
             self.chart.show(event.key, event.current, event.rows[:-1], event.rows[-1])
+            self._keep_focus_in_view()
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
@@ -625,4 +635,5 @@ class ThresholdEditor(VerticalScroll):
         """Its own sweep failed: the chart says so, where it was asked for."""
         event.stop()
         self.chart.failed(event.error_text)
+        self._keep_focus_in_view()
         event.announce(self)
