@@ -23,6 +23,7 @@ from textual.widget import Widget
 from inspector.core.setup import ChatSource, Setup
 
 from .commands import InspectorCommands
+from .contrast import separator
 from .keyhold import KeyHolder
 from .keymap import APP_ACTIONS, HOST_ACTIONS, bindings
 from .messages import ChatShown, StartFailed, WorkerFailed
@@ -118,6 +119,11 @@ class InspectorApp(App[None]):
         if isinstance(wanted, str) and wanted in self.available_themes:
             self.theme = wanted
         self._theme_ready = True  # from now on a change is the user's: remembered for the next run
+
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's variables and ``$separator``: the panes' borders and dividers, readable on every theme."""
+        variables = super().get_css_variables()
+        return {**variables, "separator": separator(variables)}
 
     def watch_theme(self, theme: str) -> None:
         if self._theme_ready:

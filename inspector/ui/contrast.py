@@ -39,3 +39,18 @@ def readable(color: Color, backgrounds: list[Color], text: Color, minimum: float
         if reads(candidate):
             return candidate
     return text
+
+
+def separator(variables: dict[str, str]) -> str:
+    """A pane separator's colour for a theme's CSS variables: the theme's ``panel-lighten-2``, made to read
+    at AA on the backgrounds the separators are drawn on (1.0:1 on solarized-light as the theme gives it).
+    An ANSI theme's colours are the terminal's: kept as they are."""
+    given = variables["panel-lighten-2"]
+    try:
+        colour = Color.parse(given)
+        grounds = [Color.parse(variables[name]) for name in ("background", "surface", "panel")]
+    except Exception:  # an ANSI theme names terminal colours, which have no value here
+        return given
+    if colour.ansi is not None or any(g.ansi is not None for g in grounds):
+        return given
+    return readable(colour, grounds, grounds[0].get_contrast_text(1.0)).hex

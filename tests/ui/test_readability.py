@@ -57,3 +57,49 @@ async def test_tiers_read_without_colour_by_their_symbols(make_app, monkeypatch)
         await settle(app, pilot)
         left, _, right = row_line(app, 41).partition("│")
         assert left.startswith("✂  41 output") and "✂ Truncated (6435):" in right
+
+
+async def test_the_cursor_row_hits_and_pane_separators_reach_aa_on_every_builtin_theme(make_app):
+    """The cursor row (list focused or not) and a search hit: every text part on that row's background; the
+    panes' separators ($separator: the editor's and the detail pane's borders, the column divider) on the
+    backgrounds they are drawn on. In colour and in grey."""
+    app = make_app()
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(app, pilot)
+        view = app.chat.view
+        themes = sorted(name for name in app.available_themes if not name.startswith("ansi"))
+        failures = []
+
+        def check(what: str, fg: Color, bg: Color) -> None:
+            for label, a, b in (("colour", fg, bg), ("grey", fg.monochrome, bg.monochrome)):
+                if contrast(a, b) < AA:
+                    failures.append(f"{what} ({label}): {contrast(a, b):.2f}")
+
+        for theme in themes:
+            app.theme = theme
+            for focused in (True, False):
+                if focused:
+                    view.focus()
+                else:
+                    app.screen.set_focus(None)
+                await pilot.pause()
+                assert view.has_focus == focused
+                for ground in ("cursor", "hit"):
+                    styles = view.part_styles(ground)
+                    fill = Color.from_rich_color(styles[ground].bgcolor)
+                    for part in (*TEXT_PARTS, "divider"):
+                        check(
+                            f"{theme} {part} on {ground} (focused={focused})",
+                            Color.from_rich_color(styles[part].color),
+                            fill,
+                        )
+            variables = app.get_css_variables()
+            for name in ("background", "surface", "panel"):
+                check(f"{theme} separator on {name}", Color.parse(variables["separator"]), Color.parse(variables[name]))
+        assert failures == []
+        # the cursor is still a visible band on the default theme (toned only as far as the text needs)
+        app.theme = "textual-dark"
+        view.focus()
+        await pilot.pause()
+        plain = Color.from_rich_color(view.rich_style.bgcolor)
+        assert Color.from_rich_color(view.part_styles("cursor")["cursor"].bgcolor) != plain

@@ -32,7 +32,7 @@ HINT_INSIDE = "o original · v model-visible · Home/End · Esc: back to the lis
 
 class DetailPane(TextArea):
     DEFAULT_CSS = """
-    DetailPane { border: round $panel-lighten-2; border-title-color: $text-muted; border-subtitle-color: $text-muted; }
+    DetailPane { border: round $separator; border-title-color: $text-muted; border-subtitle-color: $text-muted; }
     DetailPane:focus { border: round $accent; }
     """
     BINDINGS = [

@@ -133,7 +133,7 @@ class DualColumnView(ScrollView, can_focus=True):
         & > .dual--role { text-style: bold; }
         & > .dual--tool { color: $text-primary; }
         & > .dual--hit { background: $primary 20%; }
-        & > .dual--divider { color: $panel-lighten-2; }
+        & > .dual--divider { color: $separator; }
         & > .dual--response { color: $accent; text-style: bold; }
     }
     DualColumnView:focus > .dual--cursor { background: $accent 45%; }
@@ -174,7 +174,7 @@ class DualColumnView(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple[int, int, bool, bool, int], Strip] = LRUCache(2000)  # see render_line's key
         self._version = 0
         self.rendered_rows = 0  # strips built, for tests and the benchmark
-        self._style_map: dict[str, RichStyle] | None = None
+        self._style_map: dict[str, dict[str, RichStyle]] | None = None  # per row background (part_styles)
         self._base: RichStyle | None = None  # the widget's own style (rich_style walks the DOM each time)
         # rows drawn after the messages, never selectable: at a model call, the response it produced
         # and how many messages were written after it
@@ -411,26 +411,44 @@ class DualColumnView(ScrollView, can_focus=True):
         self.virtual_size = Size(0, self.count + len(self.tail))
         self.call_after_refresh(self.scroll_to_cursor)  # a shorter list must still show the selected row
 
-    def part_styles(self) -> dict[str, RichStyle]:
-        """Foreground parts of the component styles, computed once per theme, each readable (contrast.py)."""
+    def part_styles(self, ground: str = "") -> dict[str, RichStyle]:
+        """Foreground parts of the component styles, computed once per theme (and focus), each readable
+        (contrast.py) on the row's background: ``ground`` "" a plain row, "cursor" or "hit" a row under
+        the cursor or a search hit, whose text is made readable on that background."""
         if self._style_map is None:
             get = self.get_component_rich_style
             styles = {name.removeprefix("dual--"): _fg(get(name)) for name in self.COMPONENT_CLASSES}
             styles["cursor"] = RichStyle(bgcolor=get("dual--cursor").bgcolor)
             styles["hit"] = RichStyle(bgcolor=get("dual--hit").bgcolor)
+            maps = {"": styles}
             base = self.rich_style
             background = base.bgcolor
             if not (base.color is None or base.color.is_default or background is None or background.is_default):
                 # (an ANSI theme leaves colours to the terminal)
-                ground = Color.from_rich_color(background)
-                text, grounds = ground.get_contrast_text(1.0), [ground]  # white on dark, black on light
-                for part in TEXT_PARTS:
-                    colour = styles[part].color
-                    if colour is not None and not colour.is_default:
-                        fixed = readable(Color.from_rich_color(colour), grounds, text)
-                        styles[part] = styles[part] + RichStyle(color=fixed.rich_color)
-            self._style_map = styles
-        return self._style_map
+                plain = Color.from_rich_color(background)
+                maps[""] = self._readable_on(styles, plain)
+                for name in ("cursor", "hit"):
+                    fill = styles[name].bgcolor
+                    assert fill is not None  # the cursor's and the hit's are the component styles' own
+                    # a fill so strong that even white (or black) text fails AA on it is toned back
+                    # toward the background first (a mid-tone accent at 45%: 4.2:1 for white)
+                    toned = readable(Color.from_rich_color(fill), [plain.get_contrast_text(1.0)], plain)
+                    styles = {**styles, name: RichStyle(bgcolor=toned.rich_color)}
+                    maps[name] = self._readable_on(styles, toned)
+            self._style_map = maps
+        return self._style_map.get(ground, self._style_map[""])
+
+    @staticmethod
+    def _readable_on(styles: dict[str, RichStyle], fill: Color) -> dict[str, RichStyle]:
+        """``styles`` with every text part (and the column divider) readable on ``fill``."""
+        fixed_styles = dict(styles)
+        text = fill.get_contrast_text(1.0)  # white on dark, black on light
+        for part in (*TEXT_PARTS, "divider"):
+            colour = styles[part].color
+            if colour is not None and not colour.is_default:
+                fixed = readable(Color.from_rich_color(colour), [fill], text)
+                fixed_styles[part] = styles[part] + RichStyle(color=fixed.rich_color)
+        return fixed_styles
 
     @property
     def base_style(self) -> RichStyle:
@@ -461,11 +479,12 @@ class DualColumnView(ScrollView, can_focus=True):
         assert rows is not None and prompt is not None  # render_line draws a row only with both
         tier, right_text = rows.right(row, prompt)
         role, tool, preview = rows.left(row)
-        styles = self.part_styles()
+        ground = "cursor" if is_cursor else "hit" if is_hit else ""
+        styles = self.part_styles(ground)
         base = self.base_style
-        if is_cursor or is_hit:
-            # only the background: the tier colours must survive under the cursor
-            base = base + styles["cursor" if is_cursor else "hit"]
+        if ground:
+            # only the background (the text colours are those readable on it)
+            base = base + styles[ground]
         tier_style = base + styles[tier]
         digits = len(str(max(0, len(rows) - 1)))
         # Δ: the row differs between the pinned A and the current B (A/B compare); •: at a call, its tier

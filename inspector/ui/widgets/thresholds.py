@@ -149,7 +149,7 @@ class PolicyField(SteppingField):
 
 class ThresholdEditor(VerticalScroll):
     DEFAULT_CSS = """
-    ThresholdEditor { width: 38; dock: right; border-left: vkey $panel-lighten-2; padding: 0 1; display: none; }
+    ThresholdEditor { width: 38; dock: right; border-left: vkey $separator; padding: 0 1; display: none; }
     ThresholdEditor.-open { display: block; }
     ThresholdEditor Label { margin-top: 1; text-style: bold; }
     ThresholdEditor Input { height: 1; border: none; padding: 0 1; background: $boost; }
