@@ -12,12 +12,12 @@ from .conftest import screen_text, settle, view_lines
 @pytest.mark.parametrize(
     ("size", "second"),
     [
-        ((80, 24), "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037"),
-        ((120, 40), "116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037 │ tokens 62,065 -> 30,213"),
+        ((80, 24), "116 -> 90 sent │ =79 ✂11 ✗26 │ chars 217,838 -> 105,561"),
+        ((120, 40), "116 -> 90 sent │ =79 ✂11 ✗26 │ chars 217,838 -> 105,561 (tool 217,314 -> 105,037) │ tokens 62,065 -> 30,213"),
         (
             (200, 60),
             "messages 116 -> 90 sent  │  = 79 full  ✂ 11 truncated  ✗ 26 dropped  │  "
-            "tool chars 217,314 -> 105,037  │  tokens 62,065 -> 30,213 (o200k_base)",
+            "prompt chars 217,838 -> 105,561 (tool 217,314 -> 105,037)  │  tokens 62,065 -> 30,213 (o200k_base)",
         ),
     ],
 )
@@ -39,7 +39,7 @@ async def test_h_toggles_a_one_line_header_and_80_columns_keep_readable_previews
         await pilot.pause()
         lines = screen_text(app).split("\n")
         # the call on screen stays, however narrow: here the whole chat, what the next call would send
-        assert lines[0].strip() == "next call · 116 -> 90 sent │ =79 ✂11 ✗26 │ tool chars 217,314 -> 105,037"
+        assert lines[0].strip() == "next call · 116 -> 90 sent │ =79 ✂11 ✗26 │ chars 217,838 -> 105,561"
         assert lines[1].startswith("=   0 system")
         left = view_lines(app)[2].partition("│")[0]
         assert left.startswith('✗   2 call      read_file: {"path": "ser')  # 15+ characters of preview

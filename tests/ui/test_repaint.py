@@ -36,10 +36,10 @@ async def test_a_threshold_change_repaints_list_and_totals_and_the_strip_follows
         strip = app.query_one("#strip")
         before, built = strip.text, app.chat.strip_generation
         assert before.startswith("#4 over 60 calls ▕=")
-        assert "tool chars 217,314 -> 105,037" in summary(app)
+        assert "(tool 217,314 -> 105,037)" in summary(app)
         app.chat.apply_thresholds(app.chat.thresholds.with_value("max_tool_chars", 5_000, "edited"), None, delay=0)
         await settle(app, pilot)
-        assert "=67 ✂23 ✗26 ⊘67 │ tool chars 217,314 -> 44,786" in summary(app)
+        assert "=67 ✂23 ✗26 ⊘67 │ chars 221,331 -> 45,310 (tool 217,314 -> 44,786)" in summary(app)
         assert app.chat.view.current_row == 4 and "row 4 " in app.query_one("#status").text
         # the timeline is planned under the edit too: the CLI's `--set max_tool_chars=5000` history says the same
         await settle(app, pilot)

@@ -20,9 +20,9 @@ async def test_threshold_change_updates_columns_and_totals(make_app):
         assert split(row_line(app, 2))[1].strip() == "✗ dropped"
         await edit(app, pilot, "max_tool_chars", "1000000")
         assert app.chat.thresholds["max_tool_chars"] == 1_000_000
-        assert "messages 116 -> 116 sent" in summary(app)
-        assert "✂ 0 truncated" in summary(app) and "✗ 0 dropped" in summary(app)
-        assert "tool chars 217,314 -> 217,314" in summary(app)
+        assert "116 -> 116 sent │" in summary(app)
+        assert "=116 ✂0 ✗0 │" in summary(app)
+        assert "chars 217,838 -> 217,838 (tool 217,314 -> 217,314)" in summary(app)
         left, right = split(row_line(app, 2))
         assert left.startswith("=   2 call") and "read_file:" in right and "dropped" not in right
         source = str(app.chat.editor.query_one("#src-max_tool_chars").render())
@@ -36,7 +36,7 @@ async def test_smaller_budget_cuts_more(make_app):
         await edit(app, pilot, "max_tool_chars", "20_000")
         counts = app.chat.document.totals.tiers
         assert counts["truncated"] > 11 and app.chat.document.totals.tool_chars_after < 105_037
-        assert f"tool chars 217,314 -> {app.chat.document.totals.tool_chars_after:,}" in summary(app)
+        assert f"(tool 217,314 -> {app.chat.document.totals.tool_chars_after:,})" in summary(app)
 
 
 async def test_invalid_input_is_marked_and_ignored(make_app):
@@ -86,14 +86,14 @@ async def test_reset_returns_to_loaded_values(make_app):
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         await edit(app, pilot, "max_tool_chars", "5")
-        assert "messages 116 -> 116 sent" not in summary(app)
+        assert "116 -> 116 sent │" not in summary(app)
         await pilot.press("escape")
         assert app.focused is app.chat.view
         await pilot.press("u")
         await settle(app, pilot)
         assert app.chat.thresholds["max_tool_chars"] == 100_000
         assert app.chat.editor.query_one("#th-max_tool_chars").value == "100000"
-        assert "messages 116 -> 90 sent" in summary(app)
+        assert "116 -> 90 sent │" in summary(app)
 
 
 async def test_strategy_list_is_switchable(make_app):
@@ -104,7 +104,7 @@ async def test_strategy_list_is_switchable(make_app):
         await pilot.press("s")  # the chat's choice is shorten_tools: s goes straight on to none
         await settle(app, pilot)
         assert app.chat.strategies == "none"
-        assert "strategies none" in summary(app) and "messages 116 -> 116 sent" in summary(app)
+        assert "strategies none" in summary(app) and "116 -> 116 sent │" in summary(app)
         assert split(row_line(app, 2))[1].strip() != "✗ dropped"
         await pilot.press("u")
         await settle(app, pilot)

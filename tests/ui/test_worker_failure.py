@@ -45,7 +45,7 @@ async def test_a_raising_plugin_strategy_is_reported_and_editor_and_view_agree(m
         await settle(app, pilot)
         assert app.chat.strategies is None
         assert app.chat.editor.query_one("#strategies", Select).value == "(chat's choice)"
-        assert "strategies shorten_tools (default)\nmessages 116 -> 90 sent" in str(app.query_one(SummaryBar).render())
+        assert "strategies shorten_tools (default)\n116 -> 90 sent" in str(app.query_one(SummaryBar).render())
 
 
 async def test_a_failing_search_worker_is_reported_and_the_status_cleared(make_app, monkeypatch):

@@ -46,7 +46,9 @@ def totals_variants(totals: Totals, exact: ExactTokens | None = None) -> list[st
     Numbers are never cut: a narrower terminal drops words and parts, not digits.
     """
     sent = f"{totals.messages:,} -> {totals.visible_messages:,} sent"
-    tool = f"tool chars {totals.tool_chars_before:,} -> {totals.tool_chars_after:,}"
+    # the prompt's characters, every role: what the sweep chart, why's fixes and calls count
+    chars = f"chars {totals.chars_before:,} -> {totals.chars_after:,}"
+    tool = f"tool {totals.tool_chars_before:,} -> {totals.tool_chars_after:,}"
     if exact is None:
         tokens = f"~tokens {totals.tokens_before:,} -> {totals.tokens_after:,}"
         named = f"{tokens} (estimate: chars/4)"
@@ -54,12 +56,13 @@ def totals_variants(totals: Totals, exact: ExactTokens | None = None) -> list[st
         tokens = f"tokens {exact.before:,} -> {exact.after:,}"
         named = f"{tokens} ({exact.tokenizer})"
     return [
-        f"messages {sent}  │  {_counts(totals, False)}  │  {tool}  │  {named}",
-        f"messages {sent}  │  {_counts(totals, False)}  │  {tool}  │  {tokens}",
-        f"{sent} │ {_counts(totals, True)} │ {tool} │ {tokens}",
-        f"{sent} │ {_counts(totals, True)} │ {tool}",
+        f"messages {sent}  │  {_counts(totals, False)}  │  prompt {chars} ({tool})  │  {named}",
+        f"messages {sent}  │  {_counts(totals, False)}  │  prompt {chars} ({tool})  │  {tokens}",
+        f"{sent} │ {_counts(totals, True)} │ {chars} ({tool}) │ {tokens}",
+        f"{sent} │ {_counts(totals, True)} │ {chars} │ {tokens}",
+        f"{sent} │ {_counts(totals, True)} │ {chars}",
         f"{totals.messages:,}->{totals.visible_messages:,} │ {_counts(totals, True)} │ "
-        f"tool chars {totals.tool_chars_before:,}->{totals.tool_chars_after:,}",
+        f"chars {totals.chars_before:,}->{totals.chars_after:,}",
     ]
 
 
