@@ -13,7 +13,10 @@ from .conftest import screen_text, settle, view_lines
     ("size", "second"),
     [
         ((80, 24), "116 -> 90 sent │ =79 ✂11 ✗26 │ chars 217,838 -> 105,561"),
-        ((120, 40), "116 -> 90 sent │ =79 ✂11 ✗26 │ chars 217,838 -> 105,561 (tool 217,314 -> 105,037) │ tokens 62,065 -> 30,213"),
+        (
+            (120, 40),
+            "116 -> 90 sent │ =79 ✂11 ✗26 │ chars 217,838 -> 105,561 (tool 217,314 -> 105,037) │ tokens 62,065 -> 30,213",
+        ),
         (
             (200, 60),
             "messages 116 -> 90 sent  │  = 79 full  ✂ 11 truncated  ✗ 26 dropped  │  "

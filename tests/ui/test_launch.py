@@ -33,7 +33,10 @@ async def test_session_opens_with_totals_and_all_three_tiers(make_app):
         await settle(app, pilot)
         summary = str(app.query_one(SummaryBar).render())
         assert "debug_session.json" in summary and "strategies shorten_tools (default)" in summary
-        assert "116 -> 90 sent │ =79 ✂11 ✗26 │ chars 217,838 -> 105,561 (tool 217,314 -> 105,037) │ tokens 62,065 -> 30,213" in summary
+        assert (
+            "116 -> 90 sent │ =79 ✂11 ✗26 │ chars 217,838 -> 105,561 (tool 217,314 -> 105,037) │ tokens 62,065 -> 30,213"
+            in summary
+        )
         glyphs = {line[0] for line in view_lines(app)}
         assert {"=", "✗"} <= glyphs
         assert app.chat.load_seconds is not None and app.chat.load_seconds < 2
