@@ -171,7 +171,8 @@ OTHER_KEYS = (
     ("", "Esc stops a running fix search, Esc again closes"),
     ("Esc (a chat)", "opened from the corpus view: back to the corpus"),
     ("in the editor", "the sweep chart under the focused threshold: every value's prompt size and drops, ▲ now;"),
-    ("", "↑/↓ step the value (shift: x10), PgDn/PgUp take the chart's next row, a click on a row applies it"),
+    ("", "↑/↓ step the value (shift: x10), PgDn/PgUp take the chart's next row, a click on a row applies it;"),
+    ("", "from a number's field < and > still step the model calls and t closes the editor"),
 )
 
 

@@ -116,3 +116,28 @@ async def test_tab_never_lands_on_an_unseen_field_or_reset(make_app, size):
             inside = focused.region.intersection(editor.region)
             assert inside.area == focused.region.area, (focused.id, focused.region, editor.region)
         assert "reset" in seen and "th-max_tool_outputs" in seen and "th-full_tool_calls" in seen
+
+
+async def test_at_80x24_a_field_leaves_t_and_the_call_steps_to_the_screen_and_the_bar_shows_them(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        field = app.focused
+        assert field is not None and (field.id or "").startswith("th-")
+        value = field.value
+        bar = app.screen.query_one("KeyBar")
+        bar.bindings_changed(app.screen)
+        drawn = str(bar.render())
+        assert "t Close editor" in drawn and "< Call ◂" in drawn and "> Call ▸" in drawn
+        await pilot.press("<", "<")
+        await settle(app, pilot)
+        last = len(app.chat.document.history)
+        assert app.chat.document.call == last - 1 and field.value == value and app.focused is field
+        await pilot.press(">")
+        await settle(app, pilot)
+        assert app.chat.document.call == last and field.value == value
+        await pilot.press("end", "1", "t")  # typed digits still go in; t closes the editor
+        await settle(app, pilot)
+        assert field.value == value + "1" and not app.chat.editor.has_class("-open")

@@ -75,12 +75,23 @@ class SteppingField(BurstInput):
         raise NotImplementedError
 
 
+# keys a number never holds, left to the screen from a number's field: t closes the editor, < and > step the
+# model calls (the key bar shows them there too)
+FREE_IN_NUMBERS = frozenset({"t", "less_than_sign", "greater_than_sign"})
+
+
 class ThresholdField(SteppingField):
-    """A threshold's text field: digits only, so ``t`` is free to close the editor (help says so).
-    ↑/↓ step the value by one (a ratio by 0.1), shift+↑/↓ by ten, in the order typed."""
+    """A threshold's text field: digits only, so ``t`` is free to close the editor and ``<``/``>`` to step
+    the calls (help says so). ↑/↓ step the value by one (a ratio by 0.1), shift+↑/↓ by ten, in the order
+    typed."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        return key != "t" and super().check_consume_key(key, character)
+        return key not in FREE_IN_NUMBERS and super().check_consume_key(key, character)
+
+    @on(events.Key)
+    def _free_key(self, event: events.Key) -> None:
+        if event.key in FREE_IN_NUMBERS:
+            event.prevent_default()  # not typed in: it goes on to the screen's binding
 
     def step(self, step: int) -> None:
         """The value ``step`` units up or down (never below zero); an unreadable value is left alone."""
@@ -136,9 +147,14 @@ class PolicyField(SteppingField):
         self.tooltip = f"{param.help} ({param.kind})"
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        if key == "t" and self.param.kind in STEPPED:
+        if key in FREE_IN_NUMBERS and self.param.kind in STEPPED:
             return False
         return super().check_consume_key(key, character)
+
+    @on(events.Key)
+    def _free_key(self, event: events.Key) -> None:
+        if event.key in FREE_IN_NUMBERS and self.param.kind in STEPPED:
+            event.prevent_default()  # not typed in: it goes on to the screen's binding
 
     def step(self, step: int) -> None:
         stepped = stepped_text(self.param, self.value, step)
@@ -168,7 +184,7 @@ class ThresholdEditor(VerticalScroll):
         # and those would land in a field that is going away
         Binding("escape", "screen.leave_editor(False)", "Back to list", show=False),
         # priority: a field would otherwise take t as text (the fields hold digits only)
-        Binding("t", "screen.leave_editor(True)", "Close the editor", show=False, priority=True),
+        Binding("t", "screen.leave_editor(True)", "Close editor", priority=True),
         # the sweep chart's rows, from the field it charts: ↑/↓ step by one, PgDn/PgUp by a row
         Binding("pagedown", "chart_step(1)", "Next charted value", show=False),
         Binding("pageup", "chart_step(-1)", "Previous charted value", show=False),
