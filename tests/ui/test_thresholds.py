@@ -166,3 +166,31 @@ async def test_the_header_says_which_values_were_edited(make_app):
         await edit(app, pilot, "max_tool_chars", "20000")
         first = screen_text(app).splitlines()[0]
         assert first.rstrip().endswith("strategies shorten_tools (default) · edited: max_tool_chars"), first
+
+
+async def test_a_value_read_from_text_is_explained_next_to_its_field_and_leads_the_banner(make_app):
+    from inspector.demo import demo_chat_path
+
+    app = make_app(demo_chat_path(), env={"MAX_TOOL_CHARS": "50k", "FULL_TOOL_OUTPUTS": "7"})
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(app, pilot)
+        banner = str(app.query_one("#banner").render()).splitlines()
+        assert banner[0] == (
+            "threshold warning: MAX_TOOL_CHARS='50k' from the environment is read by scout-ai as 50 (i for all)"
+        )
+        assert banner[1].startswith("1 loader finding(s)")
+        assert app.chat.document.thresholds["max_tool_chars"] == 50  # Ruby's to_i, as scout-ai runs
+        await pilot.press("t")
+        await settle(app, pilot)
+        editor = app.chat.editor
+        source = editor.query_one("#src-max_tool_chars")
+        assert str(source.render()) == "environment (MAX_TOOL_CHARS)\n'50k' read as 50 (Ruby to_i)"
+        assert source.has_class("-warning")
+        plain = editor.query_one("#src-full_tool_outputs")  # a plain number needs no word
+        assert str(plain.render()) == "environment (FULL_TOOL_OUTPUTS)" and not plain.has_class("-warning")
+        field = editor.query_one("#th-max_tool_chars")
+        field.focus()
+        await pilot.press("end", "0")  # an edit is the user's number: the note goes
+        await settle(app, pilot, app.debounce + 0.05)
+        assert app.chat.document.thresholds["max_tool_chars"] == 500
+        assert str(source.render()) == "edited (in the app)" and not source.has_class("-warning")

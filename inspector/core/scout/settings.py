@@ -147,6 +147,20 @@ class Value:
     def describe_source(self) -> str:
         return f"{self.source} ({self.where})" if self.where else self.source
 
+    def reading(self) -> str | None:
+        """How scout-ai read a text that is not a plain number (Ruby's ``to_i``/``to_f``): it explains the
+        value shown; None for a plain number, or a value not read from a text."""
+        raw = self.raw
+        if raw is None or self.source in (Source.FOLLOWS, Source.EDITED):
+            return None
+        if raw in ("false", "nil") and self.source == Source.DEFAULT:
+            return f"{shown(raw)} read as nil: the default"
+        plain = _PLAIN_FLOAT if self.key in FLOAT_KEYS else _PLAIN
+        if plain.fullmatch(raw):
+            return None
+        how = "to_f" if self.key in FLOAT_KEYS else "to_i"
+        return f"{shown(raw)} read as {self.value!r} (Ruby {how})"
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"value": self.value, "source": self.source}
         if self.where:

@@ -702,6 +702,10 @@ class ChatScreen(Screen[None]):
             self.call_label(), chat.format, strategies, doc.totals, version, self._where(), exact
         )
         lines, error = [], False
+        warnings = self.thresholds.warnings
+        if warnings:  # first: it explains the numbers on screen (a value scout-ai read from a text)
+            more = f" (+{len(warnings) - 1:,} more, i for all)" if len(warnings) > 1 else " (i for all)"
+            lines.append(f"threshold warning: {warnings[0]}{more}")
         if prompt.error is not None:
             error = True
             lines.append(f"{prompt.error.raiser} would raise, so nothing is sent: {prompt.describe_error()}")
@@ -713,9 +717,6 @@ class ChatScreen(Screen[None]):
                 lines.append(f"{policy.spec.name}{approximate}: {summary}")
         if chat.findings:
             lines.append(findings_line(chat.findings))
-        warnings = self.thresholds.warnings
-        if warnings:
-            lines.append(f"threshold warning: {warnings[0]} (i for all)")
         self.query_one(Banner).show_lines(lines, error)
         self._show_status()
 

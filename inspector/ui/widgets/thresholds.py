@@ -178,6 +178,7 @@ class ThresholdEditor(VerticalScroll):
     ThresholdEditor .policy-rows { height: auto; }
     ThresholdEditor .policy-about { color: $text-muted; height: auto; margin-top: 1; }
     ThresholdEditor .source.-error { color: $text-error; }
+    ThresholdEditor .source.-warning { color: $text-warning; }
     """
     BINDINGS = [
         # app actions, run as the key is handled: a message would arrive after the keys typed next,
@@ -503,11 +504,13 @@ class ThresholdEditor(VerticalScroll):
         if self.query_one(f"#th-{key}", Input).has_class("-invalid"):
             return  # the field's own message stays until it reads as a value again
         label = self.query_one(f"#src-{key}", Static)
-        text = one_line(value.describe_source(), 200)
+        reading = value.reading()  # a text scout-ai read as a number: what explains the value in the field
+        text = one_line(value.describe_source(), 200) + (f"\n{one_line(reading, 200)}" if reading else "")
         if self.sources_shown.get(key) != text:  # each update is a layout pass
             self.sources_shown[key] = text
             label.update(Content(text))
         label.set_class(value.source == Source.EDITED, "-edited")
+        label.set_class(reading is not None, "-warning")
         label.set_class(False, "-error")
 
     def entry_field(self) -> Input:
