@@ -44,6 +44,21 @@ async def test_preset_round_trip(make_app, tmp_path):
         assert app.chat.thresholds["max_tool_chars"] == 30_000 and app.chat.thresholds["full_tool_outputs"] == 4
         assert app.chat.thresholds.values["max_tool_chars"].describe_source() == "preset (tight)"
         assert app.chat.document.totals.tool_chars_after < 105_037
+        # the provenance survives stepping the calls, and ↑ on one value makes only that one the user's
+        assert str(app.query_one("#summary").render()).splitlines()[0].endswith(" · 4 from preset tight")
+        await pilot.press("<", "<")
+        await settle(app, pilot)
+        head = str(app.query_one("#summary").render()).splitlines()[0]
+        assert "call 53 of 54" in head and head.endswith(" · 4 from preset tight")
+        assert app.chat.document.thresholds.values["max_tool_chars"].describe_source() == "preset (tight)"
+        await pilot.press("t")
+        await settle(app, pilot)
+        app.chat.editor.query_one("#th-full_tool_outputs").focus()
+        await pilot.press("up")
+        await settle(app, pilot, app.debounce + 0.05)
+        head = str(app.query_one("#summary").render()).splitlines()[0]
+        assert head.endswith(" · edited: full_tool_outputs · 3 from preset tight")
+        assert app.chat.document.call == 53 and app.chat.document.thresholds["full_tool_outputs"] == 5
 
 
 async def test_corrupt_presets_file_is_reported_and_left_untouched(make_app):
