@@ -194,3 +194,29 @@ async def test_a_value_read_from_text_is_explained_next_to_its_field_and_leads_t
         await settle(app, pilot, app.debounce + 0.05)
         assert app.chat.document.thresholds["max_tool_chars"] == 500
         assert str(source.render()) == "edited (in the app)" and not source.has_class("-warning")
+
+
+async def test_the_strategy_picker_offers_the_versions_chains_and_takes_a_typed_list(make_app):
+    app = make_app()
+    async with app.run_test(size=(140, 50)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        editor = app.chat.editor
+        assert "shorten_tools_epoch_increment,inbox" in editor.choices()  # 2.1's default chain
+        typed = editor.query_one("#strategies-typed")
+        typed.focus()
+        await pilot.press(*"shorten_tools, bogus", "enter")
+        await settle(app, pilot)
+        error = str(editor.query_one("#strategies-error").render())
+        assert error.startswith("unknown prompt strategy 'bogus'; known: shorten_tools, none")
+        assert app.chat.strategies is None and typed.value == "shorten_tools, bogus"  # the plan stays
+        await pilot.press("ctrl+u", *"shorten_tools , none", "enter")
+        await settle(app, pilot)
+        assert app.chat.strategies == "shorten_tools,none" and typed.value == ""
+        assert str(editor.query_one("#strategies-error").render()) == ""
+        assert editor.query_one("#strategies").value == "shorten_tools,none"  # the picker shows it
+        assert "strategies shorten_tools,none" in str(app.query_one("#summary").render())
+        await pilot.press("ctrl+z")  # one undo step
+        await settle(app, pilot)
+        assert app.chat.strategies is None

@@ -30,16 +30,18 @@ async def test_a_raising_plugin_strategy_is_reported_and_editor_and_view_agree(m
             await pilot.press("s")
             await settle(app, pilot)
         assert "strategies inbox" in str(app.query_one(SummaryBar).render())
+        await pilot.press("s")  # -> 2.1's default chain
+        await settle(app, pilot)
+        assert app.chat.strategies == "shorten_tools_epoch_increment,inbox"
         await pilot.press("s")  # -> explodes: the plan worker raises
         await settle(app, pilot)
-        expected = (
-            "planning the prompt failed: RuntimeError: plugin exploded; back to the plan on screen (strategies inbox)"
-        )
+        chain = "shorten_tools_epoch_increment,inbox"
+        expected = f"planning the prompt failed: RuntimeError: plugin exploded; back to the plan on screen (strategies {chain})"
         assert expected in app.notices
         # the editor shows what the list was planned with, not the strategy that failed
-        assert app.chat.strategies == "inbox"
-        assert app.chat.editor.query_one("#strategies", Select).value == "inbox"
-        assert "strategies inbox" in str(app.query_one(SummaryBar).render())
+        assert app.chat.strategies == chain
+        assert app.chat.editor.query_one("#strategies", Select).value == chain
+        assert f"strategies {chain}" in str(app.query_one(SummaryBar).render())
         assert app.is_running
         await pilot.press("u")  # and the app goes on: back to the loaded values, planned normally
         await settle(app, pilot)

@@ -69,6 +69,12 @@ def get(name: str | None) -> ScoutVersion | None:
         raise UsageError(f"unknown scout-ai version {name!r}; known: {', '.join(VERSIONS)}") from None
 
 
+def default_chains() -> list[str]:
+    """The strategy lists a version runs by default that chain more than one strategy, as `--strategies`
+    takes them (``shorten_tools_epoch_increment,inbox``): the picker offers them beside single names."""
+    return list(dict.fromkeys(",".join(v.default) for v in ORDER if len(v.default) > 1))
+
+
 def all_builtin() -> set[str]:
     return {name for version in ORDER for name in version.builtin}
 

@@ -53,7 +53,7 @@ from inspector.core.present.timeline import calls_count, calls_range
 from inspector.core.scout import versions
 from inspector.core.scout.decision_text import describe
 from inspector.core.scout.settings import KEYS, SETTING_KEYS, Source, Thresholds, Value, keys_for
-from inspector.core.scout.strategies import UnknownStrategy, known_strategies, parse_spec
+from inspector.core.scout.strategies import UnknownStrategy, parse_spec, strategy_choices
 from inspector.core.setup import ChatSource, Setup
 from inspector.core.yielding import pause_if_due
 
@@ -209,7 +209,7 @@ class ChatScreen(Screen[None]):
         self.load_seconds: float | None = None
         self.last_export: Path | None = None
         self.replanners = Replanners()
-        self.strategy_choices = [CHAT_CHOICE, *known_strategies()]
+        self.strategy_choices = [CHAT_CHOICE, *strategy_choices()]
         self.following = follow
         self.follower: Follower | None = None
         self._editor_due = False  # values set at once, not yet in the editor (show_editor_with_plan)

@@ -32,7 +32,7 @@ from inspector.core.corpus.score import ChatScore, Job, SettingScore, score_chat
 from inspector.core.errors import UsageError
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import KEYS, Source, Thresholds
-from inspector.core.scout.strategies import UnknownStrategy, known_strategies
+from inspector.core.scout.strategies import UnknownStrategy, strategy_choices
 from inspector.core.setup import ChatSource, Setup
 from inspector.core.yielding import pause_if_due
 
@@ -120,7 +120,7 @@ class CorpusScreen(Screen[None]):
         self.chart_points: list[tuple[Value, int, int]] = []
         self._rebuilt_at = 0.0
         self._plan_timer: Timer | None = None
-        self.strategy_choices = [CHAT_CHOICE, *known_strategies()]
+        self.strategy_choices = [CHAT_CHOICE, *strategy_choices()]
 
     @property
     def host(self) -> Host:

@@ -32,6 +32,7 @@ from inspector.core.inspection import Inspection
 from inspector.core.peers.registry import POLICIES, Kind, Param, PolicySettings
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.settings import FLOAT_KEYS, KEYS, SETTING_KEYS, Source, Thresholds, ruby_to_f, ruby_to_i
+from inspector.core.scout.strategies import UnknownStrategy, typed_list
 from inspector.core.yielding import pause_if_due
 
 from ..messages import SweepDone, WorkerFailed, report_failure
@@ -266,6 +267,10 @@ class ThresholdEditor(VerticalScroll):
         widgets.append(Label(Content("Strategies / policy"), id="strategies-label"))
         # it starts on the choice in force: the value a Select announces as it mounts is then no pick
         widgets.append(Select(self._options(), id="strategies", allow_blank=False, value=self.shown_choice))
+        widgets.append(
+            BurstInput(placeholder="or type a list: a,b  (Enter)", id="strategies-typed", select_on_focus=False)
+        )
+        widgets.append(Static("", id="strategies-error", classes="source -error"))
         widgets.append(Horizontal(Button("Reset", id="reset", tooltip="back to the values loaded (u)")))
         return widgets
 
@@ -548,6 +553,9 @@ class ThresholdEditor(VerticalScroll):
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
+        if event.input.id == "strategies-typed":
+            self.query_one("#strategies-error", Static).update("")
+            return
         if isinstance(event.input, PolicyField):
             field = event.input
             if event.value == field.settled and not field.has_class("-invalid"):
@@ -590,6 +598,21 @@ class ThresholdEditor(VerticalScroll):
             self.post_message(self.PolicyPicked(value))
             return
         self.post_message(self.StrategiesPicked(None if value == CHAT_CHOICE else value))
+
+    @on(Input.Submitted, "#strategies-typed")
+    def _typed_strategies(self, event: Input.Submitted) -> None:
+        """A list typed in: checked as --strategies checks it (each name some version knows or a plugin
+        registers); a refusal is said under the field and the plan stays."""
+        event.stop()
+        error = self.query_one("#strategies-error", Static)
+        try:
+            strategies = typed_list(event.value)
+        except (UnknownStrategy, ValueError) as exc:
+            error.update(Content(one_line(str(exc), 300)))
+            return
+        error.update("")
+        event.input.value = ""
+        self.post_message(self.StrategiesPicked(strategies))
 
     @on(Button.Pressed, "#reset")
     def _reset(self, event: Button.Pressed) -> None:

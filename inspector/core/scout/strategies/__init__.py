@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from inspector.core.scout.versions import default_chains
+
 ENTRY_POINT_GROUP = "prompt_inspector.strategies"
 # Every name some scout-ai version knows (versions.py says which); the default is the version's.
 BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch", "shorten_tools_epoch_increment", "inbox")
@@ -129,6 +131,24 @@ def lookup(name: str) -> StrategyFn:
         if name in _failed:
             raise PluginLoadFailed(name, _failed[name]) from None
         raise UnknownStrategy(name) from None
+
+
+def strategy_choices() -> list[str]:
+    """What a picker offers: the built-in strategies, the versions' default chains, then the plugins'."""
+    return [*BUILTIN, *default_chains(), *(name for name in known_strategies() if name not in BUILTIN)]
+
+
+def typed_list(text: str) -> str:
+    """A strategy list typed in the app (``a, b``): the names without the spaces around them, each one some
+    version knows or a plugin registers (UnknownStrategy or PluginLoadFailed names the first that is not),
+    as ``--strategies`` takes it."""
+    names = [name.strip() for name in text.split(",")]
+    while names and names[-1] == "":
+        names.pop()
+    if not names:
+        raise ValueError("no strategy named: type names separated by commas (shorten_tools,inbox)")
+    parse_spec(names)
+    return ",".join(names)
 
 
 def is_registered(name: str) -> bool:
