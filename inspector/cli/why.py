@@ -196,7 +196,7 @@ def _occurrences_found(history: ChatHistory, args: Namespace) -> int:
 
 def run_timeline(args: Namespace) -> int:
     from inspector.core.calls.timeline import text_timelines
-    from inspector.core.present.timeline import sentence, span_lines, timeline_dict
+    from inspector.core.present.timeline import Afters, sentence, span_lines, timeline_dict
 
     history: ChatHistory = args.history  # main opens it for --timeline
     limit = args.limit or None
@@ -204,8 +204,9 @@ def run_timeline(args: Namespace) -> int:
     total = _occurrences_found(history, args)
     if limit is not None and total > len(occurrences):
         note(f"{total:,} occurrences: the first {len(occurrences):,} are listed (--limit 0 lists every one)")
+    afters: Afters = {}  # the occurrences in one message share what each call after the last sent of it
     if args.format == "json":
-        emit(args, to_json([timeline_dict(history, o, t) for o, t in zip(occurrences, lines)]))
+        emit(args, to_json([timeline_dict(history, o, t, afters) for o, t in zip(occurrences, lines)]))
         if not occurrences:
             note(f"{args.text!r} occurs in no message of the chat")
         return 0
@@ -216,7 +217,7 @@ def run_timeline(args: Namespace) -> int:
         where = f", line {o.line}" if o.line else ""
         out.append("")
         out.append(f"#{o.row}  {cell(o.role)}  {cell(o.name)}  {cell(o.id)}{where}")
-        out.append(f"    {one_line(sentence(history, line), 1000)}")
+        out.append(f"    {one_line(sentence(history, line, afters=afters), 1000)}")
         out.extend(f"    {s}" for s in span_lines(line))
         out.append(f"    text: {one_line(o.context, 200)}")
     emit(args, "\n".join(out) + "\n")

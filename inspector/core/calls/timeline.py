@@ -228,7 +228,8 @@ def text_timelines(
     """Every occurrence of ``text`` in the whole chat's messages (the first ``limit``), and per occurrence
     whether each call was sent it."""
     occurrences = _in_messages(history, text, regex, ignore_case)[:limit]
-    return occurrences, [occurrence_timeline(history, o, settings) for o in occurrences]
+    walks: dict[int, Walk] = {}  # a message holding the text many times is walked over the calls once
+    return occurrences, [occurrence_timeline(history, o, settings, walks) for o in occurrences]
 
 
 def occurrences_in_messages(history: ChatHistory, text: str, *, regex: bool = False, ignore_case: bool = False) -> int:
@@ -247,19 +248,34 @@ def _in_messages(history: ChatHistory, text: str, regex: bool, ignore_case: bool
 _TRACED: WeakKeyDictionary[ChatHistory, tuple[tuple[str, bool, bool], list[Occurrence]]] = WeakKeyDictionary()
 
 
-def occurrence_timeline(history: ChatHistory, occurrence: Occurrence, settings: CallSettings | None = None) -> Timeline:
+Walk = tuple[Timeline, ToolFacts | None, dict[int, Any]]  # a message's tiers, its facts, the cut texts sent
+
+
+def occurrence_timeline(
+    history: ChatHistory,
+    occurrence: Occurrence,
+    settings: CallSettings | None = None,
+    walks: dict[int, Walk] | None = None,
+) -> Timeline:
     """Per call, whether the model was sent this occurrence (a truncated message may have lost it).
 
     Each truncated call is tested against the text that call really sent: under plain shorten_tools that
     is one shortened text at every call, but the epoch strategies cut differently (a content that is not a
-    string, a window's own size), so there each call's own plan is read.
+    string, a window's own size), so there each call's own plan is read. ``walks``: the messages walked
+    already (by index), for the other occurrences in the same message, under the same settings.
     """
     whole = history.whole
     index = occurrence.message
     if index is None:  # consumed before the strategies: no call was ever sent it
         return Timeline(-1, None)
-    sent_cut: dict[int, Any] = {}
-    line, facts = _message_walk(history, index, None, settings, sent_cut)
+    walked = walks.get(index) if walks is not None else None
+    if walked is None:
+        sent_cut: dict[int, Any] = {}
+        line, facts = _message_walk(history, index, None, settings, sent_cut)
+        walked = (line, facts, sent_cut)
+        if walks is not None:
+            walks[index] = walked
+    line, facts, sent_cut = walked
     content = whole.chat.messages[index].fields.get("content")
     tested: dict[str, bool] = {}  # the same cut text keeps the occurrence or not at every call
     if line.first is None or not any(tier == d.TRUNCATED and seen for _, tier, seen in line.runs):

@@ -8,13 +8,26 @@ from inspector.core.calls.timeline import Timeline, decision_at
 from inspector.core.policies import decision as d
 from inspector.core.scout.decision_text import describe
 
+# (message, call) -> what that call was sent of the message: the occurrences of a text in one message share
+# it, and each answer plans the chat at the call
+Afters = dict[tuple[int, int], dict[str, object]]
 
-def after_last_seen(history: ChatHistory, line: Timeline) -> dict[str, object] | None:
+
+def after_last_seen(history: ChatHistory, line: Timeline, afters: Afters | None = None) -> dict[str, object] | None:
     """What the call after the last one that saw it was sent of that message (None: nothing after)."""
     number = line.hidden_from
     if number is None:
         return None
-    dec = decision_at(history, number, line.index)
+    if afters is None:
+        return _after(history, number, line.index)
+    found = afters.get((line.index, number))
+    if found is None:
+        found = afters[line.index, number] = _after(history, number, line.index)
+    return found
+
+
+def _after(history: ChatHistory, number: int, index: int) -> dict[str, object]:
+    dec = decision_at(history, number, index)
     if dec is None:
         return {"call": number, "tier": d.CONSUMED, "reason": "", "why": "removed before the strategies ran"}
     return {
@@ -26,7 +39,9 @@ def after_last_seen(history: ChatHistory, line: Timeline) -> dict[str, object] |
     }
 
 
-def timeline_dict(history: ChatHistory, occurrence: Occurrence, line: Timeline) -> dict[str, object]:
+def timeline_dict(
+    history: ChatHistory, occurrence: Occurrence, line: Timeline, afters: Afters | None = None
+) -> dict[str, object]:
     return {
         **occurrence.as_dict(),
         "calls": len(history),
@@ -34,11 +49,11 @@ def timeline_dict(history: ChatHistory, occurrence: Occurrence, line: Timeline) 
         "last_seen": line.last_seen,
         "hidden_from": line.hidden_from,
         "spans": [s.as_dict() for s in line.spans()],
-        "after": after_last_seen(history, line),
+        "after": after_last_seen(history, line, afters),
     }
 
 
-def sentence(history: ChatHistory, line: Timeline, what: str = "it") -> str:
+def sentence(history: ChatHistory, line: Timeline, what: str = "it", afters: Afters | None = None) -> str:
     """One line a person can act on: when the model last saw it, and what came after."""
     total = len(history)
     if line.first is None:
@@ -48,7 +63,7 @@ def sentence(history: ChatHistory, line: Timeline, what: str = "it") -> str:
         return f"written before call {line.first}, never sent at any of calls {line.first}-{total}"
     if line.hidden_from is None:
         return f"written before call {line.first}; still sent at the last call ({total})"
-    after = after_last_seen(history, line) or {}
+    after = after_last_seen(history, line, afters) or {}
     then = str(after.get("why") or after.get("tier", ""))
     if after.get("tier") == d.TRUNCATED:
         then += " (the text is in the part cut out)"
