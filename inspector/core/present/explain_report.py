@@ -12,11 +12,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat, starmap
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from inspector.core.analysis.audit import AuditFinding
 from inspector.core.inspection import Inspection
 from inspector.core.model import Consumed
 from inspector.core.policies import decision as d
@@ -24,6 +23,9 @@ from inspector.core.present.cells import report_cell
 from inspector.core.present.sanitize import one_line
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.tool_facts import chars_of
+
+if TYPE_CHECKING:  # the audit is imported where it is run: prepare never needs it
+    from inspector.core.analysis.audit import AuditFinding
 from inspector.core.scout.totals import Totals
 
 COLUMNS = ("index", "role", "name", "id", "tier", "reason", "original_chars", "visible_chars")

@@ -8,11 +8,10 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from inspector.core.analysis.audit import AuditFinding, SentBefore, audit
 from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
 from inspector.core.io.printers import PRINTERS, print_openai_items, render_chunks
@@ -24,6 +23,9 @@ from inspector.core.present.provenance import report_settings
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
 from inspector.core.tokens import Tokenizer
+
+if TYPE_CHECKING:  # the audit is imported where it is run: prepare never needs it
+    from inspector.core.analysis.audit import AuditFinding, SentBefore
 
 EXPLAIN_FORMATS = ("table", "json", "markdown")
 
@@ -106,7 +108,11 @@ def explain_chunks(
     if info.error is None and (failed := prompt.send_error()) is not None:
         info = replace(info, error=failed)  # the strategies ran; sending what they prepared raises
     findings = inspection.chat.findings
-    audited = audit(inspection, prompt, sent_before, extra_audit) if with_audit else None
+    audited = None
+    if with_audit:
+        from inspector.core.analysis.audit import audit
+
+        audited = audit(inspection, prompt, sent_before, extra_audit)
     policy = policy_report(prompt)
     tokenizer = inspection.setup.token_counter()
     sent = sent_tokens(prompt, tokenizer)
