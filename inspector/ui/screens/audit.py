@@ -115,7 +115,7 @@ class AuditScreen(Dialog[JumpTo | JumpToCall]):
         count = len(event.findings)
         title.update(
             Content(
-                f"Forgetting audit: {count} finding(s) under the current thresholds"
+                f"Forgetting audit: {count:,} finding(s) under the current thresholds"
                 if count
                 else "Forgetting audit: no finding (no repeated call after a cut, no split pair, "
                 "no cut error, no lost turns, no loader hazard)"

@@ -144,7 +144,7 @@ def findings_line(findings: list[Finding]) -> str:
     if rest:
         first = rest[0]
         parts.append((f"line {first.line}: " if first.line else "") + first.message)
-    return f"{len(findings)} loader finding(s), i for all: " + " · ".join(parts)
+    return f"{len(findings):,} loader finding(s), i for all: " + " · ".join(parts)
 
 
 def external_command(program: str) -> list[str]:
@@ -1432,7 +1432,7 @@ class ChatScreen(Screen[None]):
             return self.label + badge
         if doc.call is None:
             return f"{self.label}{badge}  ·  next call (after {calls_count(len(doc.history))}; < steps back)"
-        return f"{self.label}{badge}  ·  call {doc.call} of {len(doc.history)}"
+        return f"{self.label}{badge}  ·  call {doc.call} of {len(doc.history):,}"
 
     def _where(self) -> str:
         """The call on screen and the follow badge, short: what the compact header keeps."""

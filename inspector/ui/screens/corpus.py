@@ -307,7 +307,7 @@ class CorpusScreen(Screen[None]):
         self.chart_points = event.points
         lines = chart_lines(event.key, event.current, event.points)
         if event.done < event.total:
-            lines[0] += f"  ({event.done} of {event.total} chats…)"
+            lines[0] += f"  ({event.done:,} of {event.total:,} chats…)"
         self.chart.set_lines(lines, stale=event.done < event.total)
 
     # -- edits -----------------------------------------------------------------------------

@@ -350,7 +350,7 @@ class WhyScreen(Dialog[ApplyFix | JumpTo | JumpToCall]):
             return
         self.reports[event.position] = event.report
         if event.done < event.total:
-            self.say(f"searching for fixes: {event.done} of {event.total} hidden occurrence(s)… (Esc stops)")
+            self.say(f"searching for fixes: {event.done:,} of {event.total:,} hidden occurrence(s)… (Esc stops)")
         self.rebuild()
 
     # -- the list ------------------------------------------------------------------------

@@ -93,7 +93,7 @@ def chart_lines(series: TokenSeries, current: int | None, width: int) -> list[st
     if series.window is not None:
         over = sum(1 for n in series.rebuilt if n > series.window)
         window = f" · window {series.window:,}" + (f" ({over} over: !)" if over else "")
-    flagged = f" · {len(series.unexplained)} unexplained: ?" if series.unexplained else ""
+    flagged = f" · {len(series.unexplained):,} unexplained: ?" if series.unexplained else ""
     budget = f" · budget {series.budget:,} ({series.budget_label}): ╌" if series.budget is not None else ""
     title = (
         f"prompt tokens ({series.tokenizer}) over {total} calls: max {max(series.rebuilt):,}"
