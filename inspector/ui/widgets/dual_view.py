@@ -461,7 +461,8 @@ class DualColumnView(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if self.rows is not None and self.prompt is not None and 0 <= position - self.count < len(self.tail):
             mark, text = self.tail[position - self.count]
-            style = self.base_style + self.part_styles()["response"] + self.part_styles()["hit"]
+            styles = self.part_styles("hit")  # drawn on the hit's background, as toned for its text
+            style = self.base_style + styles["response"] + styles["hit"]
             return Strip([Segment(fit(f"{mark} {text}", width), style)]).crop_extend(0, width, self.base_style)
         if self.rows is None or self.prompt is None or position >= self.count:
             return Strip.blank(width, self.base_style)
