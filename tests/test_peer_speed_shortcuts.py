@@ -144,3 +144,77 @@ def test_clearing_with_no_tool_excluded_equals_excluding_one_no_call_names(seed:
             plain = settings.with_value("keep", keep)
             looped = plain.with_value("exclude_tools", ("no_such_tool",))
             assert _cached(inspection, plain) == _fresh(inspection, looped) == _fresh(inspection, plain)
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_masking_from_the_chat_s_masked_start_equals_masking_event_by_event(
+    seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """observation_masking takes the events before its edge (all masked, whatever the window) from the
+    chat's facts; against ``_send`` going over every event, for every window from before the first event
+    to past the last."""
+    from inspector.core.peers import openhands
+
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(_chat(seed) if seed % 2 else _simple_chat(seed)))
+    items = open_inspection(path, Setup.of(config_files=[])).conversation().items
+    facts = openhands.EventFacts(items)  # shared by every window, as a sweep shares it
+    if seed % 2 == 0:
+        assert facts.masked_start().tail is not None  # the sends after the edge taken from the chat's facts
+    cache = _Cache(facts)
+    send = openhands._send
+    for window in range(-3, len(facts.events) + 4):
+        settings = {"attention_window": window}
+
+        def seen(settings: dict[str, Any] = settings) -> Any:
+            try:
+                outcome = openhands.observation_masking(items, settings, cache)
+            except openhands.PolicyRaises as raised:
+                return ("raises", raised.why)
+            shown = [(i.role, i.content, i.call_id, [c.id for c in i.calls], i.origin) for i in outcome.items]
+            return shown, outcome.summary, outcome.notes, outcome.cleared, outcome.tokens, outcome.total
+
+        got = seen()
+        with monkeypatch.context() as patched:
+            patched.setattr(openhands, "_send", lambda i, v, m, f, edge=0: send(i, v, m, f))
+            assert seen() == got, window
+
+
+def _simple_chat(seed: int) -> dict[str, Any]:
+    """Every call answered once, in its response's block (in any order), no id made twice."""
+    rng = random.Random(seed)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}] if rng.random() < 0.7 else []
+    messages.append({"role": "user", "content": "task"})
+    made = 0
+    for _ in range(rng.randint(0, 40)):
+        pick = rng.random()
+        if pick < 0.1:
+            messages.append({"role": "user", "content": "u" * rng.randint(0, 20)})
+        elif pick < 0.2:
+            messages.append({"role": "assistant", "content": rng.choice([None, "", "ok"])})
+        else:
+            calls = []
+            for _ in range(rng.choice([1, 1, 2, 3])):
+                made += 1
+                function = {"name": rng.choice(["ls", "grep"]), "arguments": json.dumps({"p": "x" * rng.randint(0, 9)})}
+                calls.append({"id": f"c{made}", "type": "function", "function": function})
+            content = rng.choice([None, "", "thinking"])
+            messages.append({"role": "assistant", "content": content, "tool_calls": calls})
+            answers = list(calls)
+            rng.shuffle(answers)
+            for call in answers:
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": "o" * rng.randint(0, 30)})
+    return {"messages": messages}
+
+
+class _Cache:
+    """One chat's facts, as ``registry.Counts`` keeps them."""
+
+    def __init__(self, facts: Any):
+        self.facts = facts
+
+    def get(self, items: Any, make: Any) -> Any:
+        return self.facts
+
+    def put(self, items: Any, found: Any) -> None:
+        raise AssertionError("made once")

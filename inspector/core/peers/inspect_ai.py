@@ -14,6 +14,8 @@ import json
 import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
+from itertools import accumulate, chain, compress, count, repeat
+from operator import add, attrgetter, is_, is_not, itemgetter, methodcaller, not_
 from typing import Any, NamedTuple
 
 from inspector.core import tokens
@@ -67,17 +69,97 @@ class InspectCounter:
         self._open: dict[str, int] = {}  # a list's last piece: counted at every call the list ends there
         self._copies: dict[int, tuple[Item, Item]] = {}  # results cleared by CompactionEdit, by original
         self.chat: list[Item] = []  # the chat replayed, its messages' positions and its state after each
-        self.where: dict[int, int] = {}
+        self.where: dict[Item, int] = {}  # by the item itself: items hash by identity
         self.chat_marks: list[tuple[int, str | None]] = [(0, None)]
+        self._calls: tuple[list[int], list[int]] | None = None  # the chat's: see ``calls``
+        self._per: list[int] | None = None  # the chat's messages' counts, each counted alone
+        self._unsent: tuple[dict[int, str], dict[int, str]] | None = None
+        self._trim: TrimFacts | bool | None = None
+        self.cleared_chat: list[Item] = []  # see ``clear_base``
+        self.cleared_where: dict[Item, int] = {}
+        self.cleared_marks: list[tuple[int, str | None]] = []
+        self._ids: dict[Item, frozenset[Any]] = {}  # by the item itself: items hash by identity
+        self.plain: set[Item] = set()  # messages clearing the memory tool's content leaves as they are
 
     def base(self, items: list[Item]) -> None:
         """Keep the chat's running sums: a view is mostly runs of the chat's own messages."""
-        if self.chat == items:  # each plan passes a copy of the same messages: compared by identity, in C
+        # each plan passes a copy of the same messages: compared by identity, in C (an equal copy of a
+        # message would not be found in ``where``, and ``calls`` takes the chat's positions for the plan's)
+        if len(self.chat) == len(items) and all(map(is_, self.chat, items)):
             return
-        self.chat, self.where = [], {}
+        self.chat, self.where, self._calls, self._per, self._unsent, self._trim = [], {}, None, None, None, None
+        self.cleared_chat, self.cleared_where, self.cleared_marks = [], {}, []
         running = Running(self)
         running.extend(items)
-        self.chat, self.where, self.chat_marks = items, {id(m): k for k, m in enumerate(items)}, running.marks
+        self.chat, self.where, self.chat_marks = items, {m: k for k, m in enumerate(items)}, running.marks
+
+    def calls(self) -> tuple[list[int], list[int]]:
+        """Where react() calls the handler in the chat (before each assistant message but the first
+        message, then with the whole chat) and the raw count of the chat up to each of those calls."""
+        if self._calls is None:
+            chat, marks, open_ = self.chat, self.chat_marks, self.open
+            at = [k for k, m in enumerate(chat) if m.role == "assistant" and k > 0]
+            at.append(len(chat))
+            raws = []
+            for k in at:
+                closed, chunk = marks[k]
+                raws.append(closed if chunk is None else closed + open_(chunk))
+            self._calls = at, raws
+        return self._calls
+
+    def unsent(self, items: list[Item]) -> tuple[dict[int, str], dict[int, str]] | None:
+        """``_outcome``'s notes and calls' notes were nothing sent and nothing cleared, kept for the chat
+        ``base`` took (None for another list, or a chat holding one item twice: one position per item)."""
+        if len(self.where) != len(items) or not (items is self.chat or all(map(is_, self.chat, items))):
+            return None
+        if self._unsent is None:
+            notes = dict.fromkeys(range(len(items)), REMOVED)
+            notes.update((k, TOOL_NOTES[False]) for k, item in enumerate(items) if item.role == "tool")
+            if items and items[-1].role == "assistant":
+                notes[len(items) - 1] = TRAILING
+            by_origin = dict.fromkeys(map(_ORIGIN, chain.from_iterable(map(_CALLS, items))), CALL_REMOVED)
+            self._unsent = notes, by_origin
+        return self._unsent
+
+    def clear_base(self) -> None:
+        """Keep the running sums of the chat with every result cleared too: CompactionEdit's view is runs of
+        its calls and their cleared results, which then count as runs of that chat."""
+        if self.cleared_where or not self.chat:
+            return
+        chat = [self.cleared(m) if m.role == "tool" else m for m in self.chat]
+        running = Running(self)
+        running.extend(chat)
+        self.cleared_chat, self.cleared_where, self.cleared_marks = (
+            chat,
+            {m: k for k, m in enumerate(chat)},
+            running.marks,
+        )
+
+    def trim_facts(self) -> TrimFacts | None:
+        """``TrimFacts`` of the chat ``base`` took (None: its call ids cannot be looked up in a set)."""
+        if self._trim is None:
+            try:
+                self._trim = TrimFacts(self.chat, self)
+            except TypeError:
+                self._trim = False
+        return self._trim if isinstance(self._trim, TrimFacts) else None
+
+    def call_ids(self, item: Item) -> frozenset[Any]:
+        """The ids an assistant message calls, kept per message (CompactionTrim looks at each at every pass)."""
+        found = self._ids.get(item)
+        if found is None:
+            if len(self._ids) > 1 << 18:
+                self._ids.clear()
+            found = self._ids[item] = _call_ids(item)
+        return found
+
+    def singles(self, items: list[Item]) -> list[int]:
+        """``count_one`` of each message, kept for the chat ``base`` took."""
+        if items is not self.chat and not (len(self.chat) == len(items) and all(map(is_, self.chat, items))):
+            return [self.count_one(i) for i in items]
+        if self._per is None:
+            self._per = [self.count_one(i) for i in items]
+        return self._per
 
     def closed(self, chunk: str) -> int:
         """``count(chunk + "\n")``, remembered per chunk."""
@@ -181,21 +263,29 @@ class Running:
         counter = self.counter
         closed_of, summary, marks, limit = counter.closed, counter.summary, self.marks, self.limit
         chat, where, chat_marks = counter.chat, counter.where, counter.chat_marks
+        cleared_chat, cleared_where, cleared_marks = counter.cleared_chat, counter.cleared_where, counter.cleared_marks
         total, chunk = self.closed, self.chunk
         j, size, end = 0, len(items), len(chat)
         while j < size:
             item = items[j]
-            h = where.get(id(item))
+            h = where.get(item)
+            run_of: list[Item] | None = None
             if h is not None and chat[h] is item and chunk is chat_marks[h][1]:
-                r = h + 1
-                j += 1
-                while j < size and r < end and items[j] is chat[r]:
-                    r += 1
-                    j += 1
-                base = total - chat_marks[h][0]
+                run_of, states = chat, chat_marks
+            elif cleared_where:  # CompactionEdit's view: the chat with its older results cleared
+                h = cleared_where.get(item)
+                if h is not None and cleared_chat[h] is item and chunk is cleared_marks[h][1]:
+                    run_of, states = cleared_chat, cleared_marks
+            if run_of is not None and h is not None:
+                span = min(size - j, end - h)  # how far the run goes: compared in C
+                run = next(compress(count(), map(is_not, items[j : j + span], run_of[h : h + span])), span)
+                r = h + run
+                j += run
+                base = total - states[h][0]
                 if limit is None or len(marks) <= limit:
-                    marks.extend((base + c, k) for c, k in chat_marks[h + 1 : r + 1])
-                total, chunk = base + chat_marks[r][0], chat_marks[r][1]
+                    after = states[h + 1 : r + 1 if limit is None else min(r, h + limit + 1 - len(marks)) + 1]
+                    marks.extend(zip(map(add, repeat(base), map(_FIRST, after)), map(_SECOND, after)))
+                total, chunk = base + states[r][0], states[r][1]
                 continue
             head, inner, tail = summary(item)
             if tail is None:  # every part joins (and there is at least one: head is a str)
@@ -236,25 +326,42 @@ TOOL_TOKENS = 1  # count_tool_tokens of no tools: one empty user message, counte
 Compacted = tuple[list[Item], int, int]
 
 
-def _memory_cleared(items: list[Item]) -> list[Item]:
-    out = []
-    for item in items:
-        if item.role == "assistant" and item.calls:
-            calls, changed = [], False
-            for call in item.calls:
-                args = call.arguments
-                if call.name == MEMORY_TOOL and isinstance(args, dict) and any(a in args for a in MEMORY_CONTENT_ARGS):
-                    cleared = {
-                        k: "(content saved to memory)" if k in MEMORY_CONTENT_ARGS else v for k, v in args.items()
-                    }
-                    if cleared != args:
-                        call = WireCall(call.id, call.name, cleared, call.origin)
-                        changed = True
-                calls.append(call)
-            if changed:
-                item = replace(item, calls=tuple(calls))
-        out.append(item)
+def _memory_cleared(items: list[Item], counter: InspectCounter | None = None) -> list[Item]:
+    if counter is None:
+        return list(map(_memory_cleared_one, items))
+    # a compaction looks at each message again and again: those found unchanged once are not looked at
+    plain = counter.plain
+    todo = list(compress(range(len(items)), map(not_, map(plain.__contains__, items))))
+    if not todo:
+        return items
+    if len(plain) > 1 << 18:
+        plain.clear()
+    out = list(items)
+    for k in todo:
+        item = out[k] = _memory_cleared_one(items[k])
+        if item is items[k]:
+            plain.add(item)
     return out
+
+
+def _memory_cleared_one(item: Item) -> Item:
+    if item.role == "assistant" and item.calls:
+        calls, changed = [], False
+        for call in item.calls:
+            args = call.arguments
+            if call.name == MEMORY_TOOL and isinstance(args, dict) and any(a in args for a in MEMORY_CONTENT_ARGS):
+                cleared = {k: "(content saved to memory)" if k in MEMORY_CONTENT_ARGS else v for k, v in args.items()}
+                if cleared != args:
+                    call = WireCall(call.id, call.name, cleared, call.origin)
+                    changed = True
+            calls.append(call)
+        if changed:
+            return replace(item, calls=tuple(calls))
+    return item
+
+
+def _call_ids(item: Item) -> frozenset[Any]:
+    return frozenset(c.id for c in item.calls)
 
 
 def _placeholder_text(name: Any) -> dict[str, str]:
@@ -277,10 +384,14 @@ def edit(items: list[Item], s: dict[str, Any], settled: int = 0, counter: Inspec
             for call in item.calls:
                 if call.name == "tool_search" or (exclude and call.name in exclude):
                     continue
-                found = next(
-                    (j for j in range(i + 1, size) if result[j].role == "tool" and result[j].call_id == call.id),
-                    None,
-                )
+                after = result[i + 1] if i + 1 < size else None  # mostly the result right after its call
+                if after is not None and after.role == "tool" and after.call_id == call.id:
+                    found: int | None = i + 1
+                else:
+                    found = next(
+                        (j for j in range(i + 1, size) if result[j].role == "tool" and result[j].call_id == call.id),
+                        None,
+                    )
                 if found is not None:
                     uses.append((i, call, found))
     keep = s["keep_tool_uses"]
@@ -315,7 +426,7 @@ def edit(items: list[Item], s: dict[str, Any], settled: int = 0, counter: Inspec
             result[ai] = replace(owner, calls=calls, content=parts)
     following -= removed
     if s["memory"]:
-        result[settled:] = _memory_cleared(result[settled:])
+        result[settled:] = _memory_cleared(result[settled:], counter)
     while result and result[-1].role == "assistant":
         result.pop()
     return result, settled, max(settled, min(following, len(result)))
@@ -326,41 +437,124 @@ def trim(items: list[Item], s: dict[str, Any], settled: int = 0, counter: Inspec
     preserve = s["preserve"]
     if not 0 <= preserve <= 1:
         raise PolicyRaises("ValueError", f"preserve must be in range [0,1], got {preserve}")
-    system = [m for m in items if m.role == "system"]
-    conversation = [m for m in items if m.role != "system"] if system else items
-    first_user = next((k for k, m in enumerate(conversation) if m.role == "user"), len(conversation) - 1)
+    roles = list(map(_ROLE, items))
+    if "system" in roles:
+        flags = list(map(_SYSTEM, roles))
+        system = list(compress(items, flags))
+        conversation = list(compress(items, map(not_, flags)))
+        roles = list(compress(roles, map(not_, flags)))
+    else:
+        system, conversation = [], items
+    first_user = roles.index("user") if "user" in roles else len(conversation) - 1
     given, conversation = conversation[: first_user + 1], conversation[first_user + 1 :]
     start = int(len(conversation) * (1 - preserve))
+    head = system + given
+    shortcut = _trim_run(counter, conversation, start, head, s["memory"]) if counter is not None else None
+    if shortcut is not None:
+        result = shortcut
+    else:
+        result = head + _trim_conversation(conversation[start:], counter)
+        if s["memory"]:
+            result = _memory_cleared(result, counter)
+    shared = 0
+    while shared < len(head) and shared < len(items) and result[shared] is items[shared]:
+        shared += 1
+    return result, shared, 0
+
+
+def _trim_conversation(conversation: list[Item], counter: InspectCounter | None) -> list[Item]:
+    """``trim_messages`` on the conversation from its start: each tool message kept when the assistant
+    message before it called it, calls without their result taken out of their message, a last assistant
+    message popped."""
     kept: list[Item] = []
+    answered: set[Any] = set()
     active: Any = ()
-    for item in conversation[start:]:
+    ids_of = counter.call_ids if counter is not None else _call_ids
+    keep, answer = kept.append, answered.add
+    for item in conversation:
         role = item.role
-        if role == "assistant":
-            active = {c.id for c in item.calls} if item.calls else ()
-            kept.append(item)
-        elif role == "tool":
+        if role == "tool":
             if item.call_id in active:
-                kept.append(item)
+                keep(item)
+                answer(item.call_id)
+        elif role == "assistant":
+            active = ids_of(item) if item.calls else ()
+            keep(item)
         elif role == "user":
             active = ()
-            kept.append(item)
-    answered = {m.call_id for m in kept if m.role == "tool"}
+            keep(item)
     clean = [
         item
-        if not item.calls or all(c.id in answered for c in item.calls)
+        if not item.calls or ids_of(item) <= answered
         else replace(item, calls=tuple(c for c in item.calls if c.id in answered))
         for item in kept
     ]
     if clean and clean[-1].role == "assistant":
         clean.pop()
-    head = system + given
-    result = head + clean
-    if s["memory"]:
-        result = _memory_cleared(result)
-    shared = 0
-    while shared < len(head) and shared < len(items) and result[shared] is items[shared]:
-        shared += 1
-    return result, shared, 0
+    return clean
+
+
+def _trim_run(
+    counter: InspectCounter, conversation: list[Item], start: int, head: list[Item], memory: bool
+) -> list[Item] | None:
+    """What CompactionTrim keeps when the conversation is a run of the chat's own messages (as it is once
+    the handler has trimmed it: the head, then the chat from some message on), from the chat's facts; None
+    when the run holds what only the pass over each message settles (see ``TrimFacts``)."""
+    if not conversation:
+        return None
+    facts = counter.trim_facts()
+    chat = counter.chat
+    at = counter.where.get(conversation[0])
+    if facts is None or at is None or at + len(conversation) > len(chat):
+        return None
+    end = at + len(conversation)
+    if not all(map(is_, conversation, chat[at:end])):
+        return None
+    first = min(facts.next_turn[at + start], end)
+    if facts.flaws[end] != facts.flaws[first] or not (end == len(chat) or facts.turn[end]):
+        return None
+    if first < end and chat[end - 1].role == "assistant":
+        end -= 1
+    if not memory:
+        return head + chat[first:end]
+    if facts.memory[end] != facts.memory[first]:
+        return None
+    return _memory_cleared(head, counter) + chat[first:end]
+
+
+class TrimFacts:
+    """What ``trim_messages`` does to a run of a chat's messages, per chat. A run that starts at an assistant
+    or user message (those before it, results and other roles, go: no call is active there) is kept whole
+    and unchanged when it holds no other role, every result in it answers the assistant message before it
+    (no user message between), every assistant message in it has all its calls answered between it and the
+    next assistant or user message, and it ends where such a message starts or at the chat's end (its last
+    calls are answered inside it). ``flaws`` counts, before each position, the messages that break that."""
+
+    def __init__(self, chat: list[Item], counter: InspectCounter):
+        size = len(chat)
+        self.turn = [m.role in ("assistant", "user") for m in chat]
+        self.next_turn = [size] * (size + 1)
+        following = size
+        for k in range(size - 1, -1, -1):
+            if self.turn[k]:
+                following = k
+            self.next_turn[k] = following
+        flawed = [False] * size
+        owner = -1
+        for k, item in enumerate(chat):
+            role = item.role
+            if role == "tool":
+                mine = owner >= 0 and chat[owner].role == "assistant" and chat[owner].calls
+                flawed[k] = not mine or item.call_id not in counter.call_ids(chat[owner])
+            elif self.turn[k]:
+                owner = k
+                if role == "assistant" and item.calls:
+                    answers = {m.call_id for m in chat[k + 1 : self.next_turn[k + 1]] if m.role == "tool"}
+                    flawed[k] = not counter.call_ids(item) <= answers
+            else:
+                flawed[k] = True
+        self.flaws = [0, *accumulate(flawed)]
+        self.memory = [0, *accumulate(m is not n for m, n in zip(chat, _memory_cleared(chat, counter)))]
 
 
 STRATEGIES: dict[str, Callable[[list[Item], dict[str, Any], int, InspectCounter | None], Compacted]] = {
@@ -382,9 +576,14 @@ class Handler:
         self.compacted: list[Item] = []
         self.settled = 0  # the strategy's own: its last result's leading messages it would leave as they are
         self.seen = 0  # the history's messages taken in: react() passes the history, which only grows
-        # CompactionEdit starts where it settled, anywhere; CompactionTrim keeps at most the system messages
-        # and the input (``shared``), so only their states are worth keeping
-        self.limit = None if kind == "edit" else len(prefix) + sum(m.role == "system" for m in counter.chat)
+        # CompactionEdit starts where it settled, anywhere: only the state there is kept (``settled_state``; a
+        # state for each of 20,000 messages at every compaction was most of its time). CompactionTrim keeps at
+        # most the system messages and the input (``shared``), so only their states are worth keeping
+        self.follows_settled = kind == "edit"
+        self.settled_state: tuple[int, str | None] = (0, None)
+        if self.follows_settled:
+            counter.clear_base()
+        self.limit = 0 if self.follows_settled else len(prefix) + list(map(_ROLE, counter.chat)).count("system")
         self.view = counter.running(self.limit)  # the count of ``compacted``, kept as it grows
         self.fired: list[tuple[int, int, int]] = []  # (messages seen, tokens before, tokens after) per compaction
         self.last_total = 0
@@ -402,9 +601,12 @@ class Handler:
             result, counted = self._perform(self.compacted, self.view)
             prefix = self.prefix
             missing: list[Item] = []
-            if not all(a is b for a, b in zip(prefix, result)) or len(result) < len(prefix):
-                ids = {id(m) for m in result}
-                missing = [m for m in prefix if id(m) not in ids]
+            if not all(map(is_, prefix, result)) or len(result) < len(prefix):
+                # once put back, the prefix stays near the start (CompactionEdit clears its results after it)
+                present = set(result[: 4 * len(prefix) + 64])  # items hash and compare by identity
+                if not present.issuperset(prefix):
+                    present = set(result)
+                missing = [m for m in prefix if m not in present]
             if missing:  # the prefix put back, before the conversation: its count is the new list's
                 lead = 0
                 while lead < len(result) and result[lead].role == "system":
@@ -415,15 +617,49 @@ class Handler:
                     + [m for m in missing if m.role != "system"]
                     + result[lead:]
                 )
+                self.settled, self.settled_state = 0, (0, None)
                 counted = self.counter.running(self.limit)
                 counted.extend(result)
-                self.settled = 0
             self.compacted = result
             self.view = counted
             self.fired.append((count, total, TOOL_TOKENS + self.view.total()))
 
+    def run(self, messages: list[Item]) -> None:
+        """``compact_input`` at every call react() makes (``InspectCounter.calls``), as a loop over them would,
+        but only at those it can fire at. While the view's open chunk is the chat's own at ``seen``, the
+        view at a later call is the chat's run after its own state there: its raw count is ``base`` plus the
+        chat's own count at the call, so the first call over the threshold is found in one scan in C (the
+        counts may go down by a token where a message joins the chunk before it: not bisected)."""
+        at, raws = self.counter.calls()
+        marks = self.counter.chat_marks
+        cutoff = self._cutoff()
+        i, size = 0, len(at)
+        while i < size:
+            closed, chunk = marks[self.seen]
+            if self.view.chunk is chunk or self.view.chunk == chunk:
+                i = _first_at_least(raws, cutoff - (self.view.closed - closed), i)
+            self.compact_input(messages, at[i])
+            i += 1
+
+    def _cutoff(self) -> int:
+        """The least raw count a call fires at (the count is ``max(1, int(raw * 1.1))``: rising with it)."""
+        low, high = 0, max(0, self.threshold) + 1
+        while low < high:
+            middle = (low + high) // 2
+            if TOOL_TOKENS + max(1, int(middle * 1.1)) > self.threshold:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
     def _pass(self, messages: list[Item], counted: Running) -> tuple[list[Item], Running]:
         out, shared, self.settled = self.strategy(messages, self.settings, self.settled, self.counter)
+        if self.follows_settled:  # CompactionEdit left the ``shared`` (what it was given as settled) as they were
+            again = Running(self.counter, [self.settled_state], 0)
+            again.extend(out[shared : self.settled])
+            self.settled_state = (again.closed, again.chunk)
+            again.extend(out[self.settled :])
+            return out, again
         again = counted.start(shared)
         again.extend(out[shared:])
         return out, again
@@ -453,6 +689,20 @@ class Handler:
         return out, counted
 
 
+def _first_at_least(values: list[int], need: int, start: int) -> int:
+    """The first index from ``start`` whose value is at least ``need``, else the last index: looked for in
+    C, in windows that double (the next compaction is mostly near; a slice from ``start`` to the end at
+    every compaction would copy the rest of the chat's calls each time)."""
+    size, step = len(values), 16
+    while start < size:
+        end = min(size, start + step)
+        found = next(compress(count(start), map(need.__le__, values[start:end])), None)
+        if found is not None:
+            return found
+        start, step = end, step * 4
+    return size - 1
+
+
 def threshold_tokens(threshold: Any, context_window: int) -> int:
     """``_resolve_threshold``: an int or a float > 1 is tokens; a fraction <= 1 of the context window."""
     if isinstance(threshold, int) or threshold > 1.0:
@@ -478,10 +728,7 @@ def replay(kind: str, items: list[Item], settings: dict[str, Any], counter: Insp
         return _outcome(items, result, summary, counter, None)
     counter.base(items)
     handler = Handler(kind, settings, prefix_of(items), counter)
-    for k, item in enumerate(items):
-        if item.role == "assistant" and k > 0:
-            handler.compact_input(items, k)
-    handler.compact_input(items, len(items))
+    handler.run(items)
     result = list(handler.compacted)
     fired = handler.fired
     if fired:
@@ -498,27 +745,66 @@ def replay(kind: str, items: list[Item], settings: dict[str, Any], counter: Insp
 def _outcome(
     items: list[Item], result: list[Item], summary: str, counter: InspectCounter, handler: Handler | None
 ) -> Outcome:
-    sent = {id(m) for m in result}
-    cleared = {m.origin for m in result if m.extra.get("cleared") and m.origin >= 0}
-    notes: dict[int, str] = {}
-    kept_calls = {c.origin for m in result for c in m.calls}
+    # in C where it goes over every item: a compaction may leave half of 20,000 messages out
+    flagged = compress(result, map(_CLEARED_FLAG, map(_EXTRA, result)))
+    cleared = set(filter(_NOT_NEGATIVE, map(_ORIGIN, flagged)))
+    unsent = counter.unsent(items) if not cleared and 2 * len(result) < len(items) else None
+    if unsent is not None:  # most of the chat left out (CompactionTrim): the notes of all but the few sent
+        left, calls_left = unsent[0].copy(), unsent[1].copy()
+        for k in map(counter.where.get, result):
+            if k is not None:
+                left.pop(k, None)
+        for origin in map(_ORIGIN, chain.from_iterable(map(_CALLS, result))):
+            calls_left.pop(origin, None)
+        return _made(items, result, summary, counter, handler, left, cleared, calls_left)
+    sent = set(result)  # items hash and compare by identity
+    hidden = list(compress(range(len(items)), map(not_, map(sent.__contains__, items))))
+    notes: dict[int, str] = dict.fromkeys(hidden, REMOVED)
+    hidden_items = list(map(items.__getitem__, hidden))
+    tool = list(map(_TOOL, map(_ROLE, hidden_items)))
+    tools = list(compress(hidden_items, tool))
+    notes.update(
+        zip(compress(hidden, tool), map(TOOL_NOTES.__getitem__, map(cleared.__contains__, map(_ORIGIN, tools))))
+    )
+    last = len(items) - 1
+    if hidden and hidden[-1] == last and items[last].role == "assistant":
+        notes[last] = TRAILING
     by_origin: dict[int, str] = {}
-    for k, item in enumerate(items):
-        if id(item) in sent:
-            continue
-        if item.role == "tool" and item.origin in cleared:
-            notes[k] = f"an older tool use: its result replaced by {TOOL_RESULT_REMOVED!r}"
-        elif item.role == "tool":
-            notes[k] = "removed by the compaction (a tool use cleared with its call, or trimmed)"
-        elif item.role == "assistant" and k == len(items) - 1:
-            notes[k] = "a trailing assistant message: compaction pops it"
-        else:
-            notes[k] = "removed by the compaction"
-        for call in item.calls:
-            if call.origin not in kept_calls:
-                by_origin[call.origin] = "its call removed with its result (keep_tool_inputs=false) or trimmed"
-    per = [counter.count_one(i) for i in items]
+    callers = list(compress(hidden_items, map(_CALLS, hidden_items)))
+    if callers:
+        kept_calls = set(map(_ORIGIN, chain.from_iterable(map(_CALLS, result))))
+        for item in callers:
+            for call in item.calls:
+                if call.origin not in kept_calls:
+                    by_origin[call.origin] = CALL_REMOVED
+    return _made(items, result, summary, counter, handler, notes, cleared, by_origin)
+
+
+def _made(
+    items: list[Item],
+    result: list[Item],
+    summary: str,
+    counter: InspectCounter,
+    handler: Handler | None,
+    notes: dict[int, str],
+    cleared: set[int],
+    by_origin: dict[int, str],
+) -> Outcome:
+    per = counter.singles(items)
     total = handler.last_total if handler is not None else TOOL_TOKENS + counter.count(items)
     outcome = Outcome(result, summary, "kept", notes, cleared, tokens=per, total=total)
     outcome.by_origin = by_origin
     return outcome
+
+
+REMOVED = "removed by the compaction"
+CLEARED_NOTE = f"an older tool use: its result replaced by {TOOL_RESULT_REMOVED!r}"
+TRAILING = "a trailing assistant message: compaction pops it"
+TOOL_NOTES = ["removed by the compaction (a tool use cleared with its call, or trimmed)", CLEARED_NOTE]  # by cleared
+CALL_REMOVED = "its call removed with its result (keep_tool_inputs=false) or trimmed"
+_EXTRA, _ROLE, _ORIGIN, _CALLS = attrgetter("extra"), attrgetter("role"), attrgetter("origin"), attrgetter("calls")
+_CLEARED_FLAG = methodcaller("get", "cleared")
+_TOOL = "tool".__eq__
+_SYSTEM = "system".__eq__
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_NOT_NEGATIVE = (-1).__lt__

@@ -22,6 +22,7 @@ items keep the name the chat gave.)
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain, compress, filterfalse
@@ -102,6 +103,132 @@ class EventFacts:
         self.unsent = [_unsent(i) for i in items]
         self.put_back = [PUT_BACK.get(i.role, "sent") for i in items]
         self.per = [len(item.calls) if item.role == "assistant" and item.calls else 1 for item in items]
+        self.items = items
+        self._masked_start: MaskedStart | None = None
+
+    def masked_start(self) -> MaskedStart:
+        if self._masked_start is None:
+            self._masked_start = MaskedStart(self.items, self)
+        return self._masked_start
+
+
+class MaskedStart:
+    """``_send`` over events that are all before observation_masking's edge, per chat: each event's item
+    sent (``sends``: not an action's, as no output of its response is sent before the edge), each response's
+    position by the rank of its first action, with its assistant message, and, by call id, the responses
+    that wait on it (rank of the first action, position)."""
+
+    def __init__(self, items: list[Item], facts: EventFacts):
+        self.sent: list[Item] = []
+        self.sends: list[bool] = []
+        self.first_ranks: list[int] = []
+        self.positions: list[int] = []
+        self.messages: dict[int, Item] = {}
+        self.waiting: dict[Any, list[tuple[int, int]]] = {}
+        made, messages = facts.made, facts.messages
+        for rank, event in enumerate(facts.events):
+            position = event.position
+            item = items[position]
+            self.sends.append(event.call < 0)
+            if event.call >= 0:
+                self.sent.append(item)
+                if position not in self.messages:
+                    message = messages[position]
+                    if message is None:  # as _send makes it
+                        message = messages[position] = (
+                            item if item.content is None or not _blank(item.content) else item.with_content(None)
+                        )
+                    self.messages[position] = message
+                    self.first_ranks.append(rank)
+                    self.positions.append(position)
+                    for ident in facts.call_ids[position]:
+                        self.waiting.setdefault(ident, []).append((rank, position))
+            elif item.role == "tool":
+                found = made.get(("masked", position))
+                if found is None:
+                    found = made[("masked", position)] = Item("user", MASKED, item.origin, extra={"cleared": True})
+                self.sent.append(found)
+            elif item.role == "assistant" and item.content is None:
+                self.sent.append(_made(facts, ("empty", position), lambda i=item: i.with_content("")))
+            else:
+                self.sent.append(item)
+        self.owners: dict[int, int] = {}
+        self.tail = _simple_tail(items, facts, self)
+
+
+class Tail:
+    """What ``_send`` sends after observation_masking's edge in a chat whose calls are simple: every call id
+    set, none made twice, every call answered once, right after it in its response's block, and no other
+    output. Then a response completes at its last output, unless an output of it was before the edge
+    (masked: it never completes, and the outputs after the edge stay unsent), sending its message and its
+    outputs in its calls' order; any other event sends its item. By rank: what each sends (``sent``, with
+    ``offsets``), and each response's rank of its first output and of its last."""
+
+    def __init__(self, items: list[Item], facts: EventFacts, start: MaskedStart):
+        self.sent: list[Item] = []
+        self.offsets: list[int] = []
+        self.first: list[int] = []  # per response, by its last output's rank
+        self.last: list[int] = []
+        outputs: dict[Any, Item] = {}
+        left: dict[int, int] = {}  # response -> outputs still to come
+        firsts: dict[int, int] = {}
+        for rank, event in enumerate(facts.events):
+            self.offsets.append(len(self.sent))
+            position = event.position
+            if event.call >= 0:
+                left.setdefault(position, len(items[position].calls))
+                continue
+            if items[position].role != "tool":
+                self.sent.append(start.sent[rank])
+                continue
+            owner = start.owners[position]
+            outputs[items[position].call_id] = items[position]
+            firsts.setdefault(owner, rank)
+            left[owner] -= 1
+            if not left[owner]:
+                message = start.messages[owner]
+                self.sent.append(message)
+                self.sent.extend(outputs.pop(c.id) for c in message.calls)
+                self.first.append(firsts[owner])
+                self.last.append(rank)
+        self.offsets.append(len(self.sent))
+
+    def after(self, edge: int) -> list[Item]:
+        """What the events from ``edge`` on send, the events before it having sent no output."""
+        offsets = self.offsets
+        n = bisect_left(self.last, edge)  # responses sit one after another: only this one can straddle
+        if n < len(self.last) and self.first[n] < edge:
+            last = self.last[n]
+            return self.sent[offsets[edge] : offsets[last]] + self.sent[offsets[last + 1] :]
+        return self.sent[offsets[edge] :]
+
+
+def _simple_tail(items: list[Item], facts: EventFacts, start: MaskedStart) -> Tail | None:
+    """``Tail`` when the chat's calls are simple (see there), else None."""
+    owners: dict[int, int] = {}  # output position -> its response's position
+    made: set[Any] = set()
+    try:
+        for position, item in enumerate(items):
+            if item.role == "tool" and position not in owners:
+                return None  # an output outside the block of the response that called it
+            if item.role != "assistant" or not item.calls:
+                continue
+            ids = [c.id for c in item.calls]
+            if not all(ids) or len(set(ids)) < len(ids) or made.intersection(ids):
+                return None
+            made.update(ids)
+            block = range(position + 1, position + 1 + len(ids))
+            if block.stop > len(items) or any(items[k].role != "tool" for k in block):
+                return None
+            if {items[k].call_id for k in block} != set(ids):
+                return None
+            if block.stop < len(items) and items[block.stop].role == "tool":
+                return None  # an output more than the calls
+            owners.update(dict.fromkeys(block, position))
+    except TypeError:  # an id a set cannot hold
+        return None
+    start.owners = owners
+    return Tail(items, facts, start)
 
 
 def _unsent(item: Item) -> str:
@@ -128,9 +255,13 @@ def _blank(content: Any) -> bool:
     return not isinstance(content, str) or not content.strip()
 
 
-def _send(items: list[Item], view: list[Event], masked: set[int], facts: EventFacts) -> list[Item]:
-    """``ConversationMemory.process_events`` on the view (masked: positions of masked observations)."""
+def _send(items: list[Item], view: list[Event], masked: set[int], facts: EventFacts, edge: int = 0) -> list[Item]:
+    """``ConversationMemory.process_events`` on the view (masked: positions of masked observations). With
+    ``edge``, the view is the chat's events and every observation before that rank is masked: nothing before
+    it gets an output, so no response completes there, and those events are taken from the chat's facts
+    (``MaskedStart``) rather than one by one."""
     events = list(view)
+    inserted = 0
     # a system event is a system message's own (never a call) and not masked
     if (
         items
@@ -138,11 +269,13 @@ def _send(items: list[Item], view: list[Event], masked: set[int], facts: EventFa
         and all(p in masked for p in facts.systems.intersection(map(_POSITION, events)))
     ):
         events.insert(0, Event(0))  # _ensure_system_message: the agent's system prompt
+        inserted += 1
     first_user = facts.first_user
     if first_user is None:
         raise PolicyRaises("ValueError", NO_USER)  # CodeActAgent._get_initial_user_message
     if len(events) == 1 or (len(events) > 1 and _kind(items, events[1], masked) != "user"):
         events.insert(1, Event(first_user))  # _ensure_initial_user_message
+        inserted += 1
     sent: list[Item] = []
     replies: list[Item] = []  # the assistant messages with calls sent, and the outputs sent (for the filter)
     outputs: list[Item] = []
@@ -153,7 +286,28 @@ def _send(items: list[Item], view: list[Event], masked: set[int], facts: EventFa
     # position). A masked output leaves its response pending for good, and there can be thousands.
     waiting: dict[Any, list[int]] = {}  # call id -> the pending responses that made it
     call_ids, made, messages = facts.call_ids, facts.made, facts.messages
-    for event in events:
+    # the first two events (where the agent's own may have been put) one by one, then the masked start, then
+    # the rest one by one; a response whose actions start before the edge waits on its ids from the facts
+    start = 2 - inserted  # the chat's first event after those two
+    skipped = max(0, min(edge, len(events) - inserted) - start)
+    early: MaskedStart | None = None
+    if skipped:
+        early = facts.masked_start()
+        end = start + skipped
+        lo, hi = bisect_left(early.first_ranks, start), bisect_left(early.first_ranks, end)
+        order: Sequence[Event | None] = [*events[:2], None, *events[2 + skipped :]]
+    else:
+        order = events
+    for event in order:
+        if event is None:  # the masked start
+            assert early is not None
+            sent.extend(compress(early.sent[start:end], early.sends[start:end]))
+            if early.tail is not None:  # the rest as every response completing after the edge sends it
+                sent.extend(early.tail.after(end))
+                break
+            starts = early.positions[lo:hi]
+            pending.update(zip(starts, map(early.messages.__getitem__, starts)))
+            continue
         position = event.position
         item = items[position]
         check: list[int]
@@ -179,6 +333,10 @@ def _send(items: list[Item], view: list[Event], masked: set[int], facts: EventFa
         elif item.role == "tool":
             results[item.call_id] = item
             check = waiting.get(item.call_id, [])
+            waiters = early.waiting.get(item.call_id) if early is not None else None
+            if waiters and waiters[0][0] < end:  # a response started before the edge made this call
+                # in the order they started waiting (those of the masked start first): sorted below when many
+                check = [p for r, p in waiters if start <= r < end] + check
             if not check:
                 continue
         else:
@@ -205,7 +363,7 @@ def _send(items: list[Item], view: list[Event], masked: set[int], facts: EventFa
                 outputs.extend(answers)
                 del pending[at]
     # _filter_unmatched_tool_calls: it keeps every item unless an output's call or a call's output is not
-    # sent, which only the sent replies and outputs can show
+    # sent, which only the sent replies and outputs can show (a chat's ``Tail`` sends whole responses only)
     called = {c.id for i in replies for c in i.calls if c.id}
     answered = {i.call_id for i in outputs if i.call_id}
     kept = sent
@@ -288,7 +446,8 @@ def observation_masking(items: list[Item], s: dict[str, Any], cache: Any = None)
     limit = len(view) - window
     observations = facts.observations
     masked = set(map(_SECOND, observations[: bisect_left(observations, (limit,))]))
-    result = _send(items, view, masked, facts)
+    # every observation before the edge is masked: what comes before it is the chat's, whatever the window
+    result = _send(items, view, masked, facts, edge=limit)
     outcome = _outcome(
         items,
         facts,
