@@ -131,6 +131,7 @@ def test_unknown_roles_load_with_a_note(tmp_path):
     assert "role `narrator`" in result.stderr.decode()
 
 
+@pytest.mark.slow  # a process on a huge chat: the thorough pass
 def test_huge_single_line_scout_chat_loads_quickly(tmp_path):
     path = tmp_path / "huge.chat"
     path.write_text("user:\n<a " + "x:-- " * 300_000 + "\n[[" + "]" * 1000 + ":--" * 200_000 + "\n", encoding="utf-8")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from inspector.ui.widgets.detail import DetailPane
 
 from .conftest import settle
 
 
+@pytest.mark.slow  # a multi-megabyte message through the detail pane and the clipboard: the thorough pass
 async def test_huge_message_detail_is_capped_and_copy_is_whole(make_app, write_chat):
     body = "x" * 600_000 + "\n" + "y" * 100_000
     path = write_chat(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.color import Color
 
 from inspector.ui.contrast import AA, contrast
@@ -12,6 +13,7 @@ from .conftest import row_line, settle, view_lines
 TIERS = ("full", "truncated", "dropped", "consumed", "error", "undecided")
 
 
+@pytest.mark.slow  # every built-in theme in turn: the thorough pass
 async def test_every_row_part_reaches_aa_contrast_on_every_builtin_theme(make_app):
     app = make_app()
     async with app.run_test(size=(100, 24)) as pilot:
@@ -59,6 +61,7 @@ async def test_tiers_read_without_colour_by_their_symbols(make_app, monkeypatch)
         assert left.startswith("✂  41 output") and "✂ Truncated (6435):" in right
 
 
+@pytest.mark.slow  # every built-in theme in turn, focused and not: the thorough pass
 async def test_the_cursor_row_hits_and_pane_separators_reach_aa_on_every_builtin_theme(make_app):
     """The cursor row (list focused or not) and a search hit: every text part on that row's background; the
     panes' separators ($separator: the editor's and the detail pane's borders, the column divider) on the

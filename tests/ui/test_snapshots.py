@@ -75,6 +75,7 @@ SCREENS = [
 ]
 
 
+@pytest.mark.slow  # every dialog drawn for real: the thorough pass
 async def test_every_screen_draws_for_real(make_app):
     app = pinned_app(make_app)
     async with app.run_test(size=(120, 40)) as pilot:
