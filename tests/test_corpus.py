@@ -6,6 +6,7 @@ import json
 
 import agentgen
 import pytest
+from helpers import seeds
 
 from inspector.core.analysis.audit import audit
 from inspector.core.analysis.refetch import json_key, refetched, repeats, tool_pairs
@@ -168,3 +169,183 @@ def test_gates_parse():
     for bad in ("speed<=3", "refetches<3", "refetches<=x", "refetches"):
         with pytest.raises(UsageError):
             parse_gate(bad)
+
+
+def _odd_agent_chat(seed: int) -> list[dict]:
+    """An agent chat that repeats its tool calls (a small pool of arguments), with what makes the fast
+    path's shortcuts worth checking: outputs whose shortening raises or has nothing to cut, messages
+    scout-ai raises on, numeric and missing ids, tiny and huge outputs."""
+    import random
+
+    rng = random.Random(seed)
+    items = agentgen.messages(
+        seed, calls=rng.randint(3, 30), output_chars=rng.choice([60, 400, 3000]), pool=rng.choice([1, 2, 4])
+    )
+    out = []
+    for item in items:
+        role = item["role"]
+        if role not in ("function_call", "function_call_output") or rng.random() > 0.25:
+            out.append(item)
+            continue
+        body = json.loads(item["content"])
+        pick = rng.random()
+        if pick < 0.15 and role == "function_call_output":
+            body["content"] = list(range(rng.choice([2, 300])))  # kept whole, or raises once shortened
+        elif pick < 0.25 and role == "function_call":
+            body["arguments"] = rng.choice([None, "text", {"q": 1}])
+        elif pick < 0.35:
+            body["id"] = rng.choice([7, 12345678901234567890123, 1.5])  # read alike only after a parse
+        elif pick < 0.45:
+            body.pop("id")  # an output answers the call before it
+        elif pick < 0.5 and seed % 3 == 0:
+            out.append({"role": role, "content": "{not json"})  # scout-ai raises from here on
+            continue
+        elif pick < 0.6 and role == "function_call_output":
+            body["content"] = "short"  # nothing to shorten
+        out.append({"role": role, "content": json.dumps(body)})
+    return out
+
+
+def _random_grid(rng) -> tuple[str, ...]:
+    lo = rng.choice([0, 1, 300, 2000, 9000])
+    return (
+        f"max_tool_chars={lo}:{lo + rng.choice([500, 4000, 30000])}:{rng.choice([400, 3000, 9000])}",
+        f"full_tool_outputs={rng.randint(0, 3)}:{rng.randint(3, 8)}:{rng.randint(1, 3)}",
+        f"max_tool_outputs={rng.randint(0, 12)}:{rng.randint(12, 30)}:{rng.randint(6, 20)}",
+        f"full_tool_calls={rng.randint(0, 6)}:{rng.randint(6, 9)}:3",
+    )
+
+
+@pytest.mark.parametrize("seed", seeds(40, quick=8))
+def test_the_fast_path_scores_as_the_plans_of_every_call(tmp_path, seed):
+    """``corpus``' fast path (running sums, comparisons against the walk's stretches, the repeats' newest outputs)
+    against the plan of the chat at each call built and asked message by message (the path a chat that is not
+    its first messages takes): every metric, under every setting of a random grid, with and without probes."""
+    import random
+
+    from inspector.core.corpus.score import _Scorer
+    from inspector.core.setup import ChatSource
+
+    rng = random.Random(seed)
+    path = tmp_path / "odd.json"
+    items = _odd_agent_chat(seed)
+    path.write_text(json.dumps(items))
+    outputs = [m["content"] for m in items if m["role"] == "function_call_output" and m["content"] != "{not json"]
+    texts = [t[len(t) // 2 : len(t) // 2 + 12] for t in (json.loads(c)["content"] for c in outputs)]
+    texts = [t for t in texts if isinstance(t, str) and len(t) == 12]
+    probes = (agentgen.FACT, "src/module_1", *rng.sample(texts, min(2, len(texts))))
+    grid = parse_grid(_random_grid(rng)[: rng.randint(1, 4)])
+    for job in (Job(BASE, grid), Job(BASE, grid, probes)):
+        fast = _Scorer(ChatHistory(ChatSource.of(str(path), None), BASE), job)
+        assert fast.fast
+        planned = _Scorer(ChatHistory(ChatSource.of(str(path), None), BASE), job)
+        planned.fast = False
+        got, expected = fast.run(), planned.run()
+        assert got == expected, (seed, grid, job.probes)
+
+
+@pytest.mark.parametrize("seed", seeds(30, quick=6))
+def test_prefix_sent_and_its_tiers_equal_prefix_counts_and_the_walk(seed):
+    """``PrefixSentGrid`` (what a corpus reads at every call) gives ``prefix_counts``' characters and error at
+    every prefix, and where the prefix does not raise ``tier_in_sent`` gives ``tier_in_prefix``'s tier for
+    every message, under random grids that put the budget and the counts anywhere (traps included)."""
+    import random
+
+    import chatgen
+
+    from inspector.core.calls.timeline import tier_in_prefix
+    from inspector.core.model import Message
+    from inspector.core.scout.strategies.shorten_tools import PrefixSentGrid, prefix_counts, tier_in_sent
+    from inspector.core.scout.tool_facts import ToolFacts
+
+    rng = random.Random(seed)
+    if seed % 2:
+        items = chatgen.chat(seed, messages=70, traps=seed % 4 == 1)
+    else:
+        items = _odd_agent_chat(seed)
+    messages = [Message(dict(m)) for m in items]
+    facts, other = ToolFacts(messages), ToolFacts(messages)
+    grid = []
+    for _ in range(rng.randint(1, 6)):
+        full_calls, full_outputs = rng.randint(0, 6), rng.randint(0, 8)
+        if grid and rng.random() < 0.5:  # settings that share their counts, as a grid over one key makes them
+            full_calls, full_outputs, max_calls, max_outputs, _ = grid[-1]
+        else:
+            max_calls, max_outputs = rng.randint(0, 15), rng.randint(0, 15)
+        budget = rng.choice([0, 1, 200, 900, 3000, 20000])
+        if facts.order and rng.random() < 0.3:  # the tool characters of a prefix but its oldest: the edge of all kept
+            budget = facts.prefix[-2] - facts.prefix[rng.choice([0, rng.randrange(len(facts.order))])]
+        grid.append((full_calls, full_outputs, max_calls, max_outputs, budget))
+    sent_grid = PrefixSentGrid(facts, grid)
+    raised = sent = 0
+    for count in range(len(messages) + 1):
+        for values, got in zip(grid, sent_grid.at(count)):
+            expected = prefix_counts(other, count, values)
+            assert (got.chars_after, got.error) == (expected.chars_after, expected.error), (count, values)
+            if got.error is not None:
+                raised += 1
+                continue
+            sent += 1
+            for index in range(count):
+                assert tier_in_sent(facts, index, got, values) == tier_in_prefix(other, count, index, values), (
+                    count,
+                    index,
+                    values,
+                )
+    assert sent
+
+
+def _tool_pairs_parsed(facts):
+    """``tool_pairs`` as first written: every tool message parsed again for its name and id."""
+    from inspector.core.analysis.refetch import MISSING
+    from inspector.core.scout.tool_facts import CALL, OUTPUT, tool_identity
+
+    calls, outputs, identity, keys = [], [], {}, {}
+    for p in range(len(facts.order) - 1, -1, -1):
+        index, kind = facts.order[p], facts.kinds[p]
+        if kind not in (CALL, OUTPUT):
+            continue
+        parsed = facts.parsed[p]
+        identity[index] = tool_identity(parsed)
+        if kind == CALL:
+            calls.append(index)
+            arguments = parsed.get("arguments", MISSING) if isinstance(parsed, dict) else MISSING
+            keys[index] = (_json_key(identity[index][0]), arguments if arguments is MISSING else _json_key(arguments))
+        else:
+            outputs.append(index)
+    return calls, outputs, identity, keys
+
+
+def _json_key(value):
+    """``json_key`` as first written: the types asked in turn."""
+    if isinstance(value, bool):
+        return ("b", value)
+    if value is None:
+        return ("n",)
+    if isinstance(value, int | float):
+        return ("#", value)
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, dict):
+        return ("o", frozenset((str(k), _json_key(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return ("a", tuple(_json_key(v) for v in value))
+    return ("?", repr(value))
+
+
+@pytest.mark.parametrize("seed", seeds(30, quick=6))
+def test_tool_pairs_read_what_a_parse_of_every_message_reads(seed):
+    """The outputs' names and ids taken from the first reading, and keys built by exact type, are what parsing
+    every tool message again and asking each type in turn give (wide-integer and float ids, traps)."""
+    import chatgen
+
+    from inspector.core.model import Message
+    from inspector.core.scout.tool_facts import ToolFacts
+
+    items = chatgen.chat(seed, messages=60, traps=True) if seed % 2 else _odd_agent_chat(seed)
+    facts = ToolFacts([Message(dict(m)) for m in items])
+    pairs = tool_pairs(facts)
+    calls, outputs, identity, keys = _tool_pairs_parsed(ToolFacts([Message(dict(m)) for m in items]))
+    assert (list(pairs.calls), list(pairs.outputs), pairs.identity, pairs.keys) == (calls, outputs, identity, keys)
+    for value in [*identity.values(), *(facts.parsed[p] for p in range(len(facts.order)))]:
+        assert json_key(value) == _json_key(value) and hash(json_key(value)) == hash(_json_key(value))

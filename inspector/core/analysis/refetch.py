@@ -16,7 +16,8 @@ the OpenAI formats already parse JSON-string arguments).
 
 The candidates (which tool calls repeat which, and the outputs before them) do not depend on the
 thresholds: they are found once per chat (``repeats``), and each plan only says which outputs it sends
-in full (``refetched``).
+in full (``refetched``). ``corpus`` reads the same rule off plain shorten_tools' stretches at each call
+as a few comparisons (``corpus.score``); its tests hold it to the plans.
 """
 
 from __future__ import annotations
@@ -32,12 +33,22 @@ MISSING: Hashable = ("missing",)  # a call without an "arguments" member
 
 def json_key(value: Any) -> Hashable:
     """A hashable key equal for two parsed JSON values exactly when they are equal as JSON."""
+    kind = type(value)
+    # what a JSON parser builds, by exact type first: a corpus keys every call's arguments
+    if kind is str:
+        return ("s", value)
+    if kind is dict:
+        return ("o", frozenset([(k if type(k) is str else str(k), json_key(v)) for k, v in value.items()]))
+    if kind is int or kind is float:
+        return ("#", value)  # 1 == 1.0, and their hashes agree
+    if kind is list:
+        return ("a", tuple([json_key(v) for v in value]))
     if isinstance(value, bool):
         return ("b", value)  # before int: True is not the number 1
     if value is None:
         return ("n",)
     if isinstance(value, int | float):
-        return ("#", value)  # 1 == 1.0, and their hashes agree
+        return ("#", value)
     if isinstance(value, str):
         return ("s", value)
     if isinstance(value, dict):
@@ -66,39 +77,39 @@ def tool_pairs(facts: ToolFacts) -> ToolPairs:
     outputs: list[int] = []
     identity: dict[int, tuple[object, object]] = {}
     keys: dict[int, Hashable] = {}
-    for p in range(len(facts.order) - 1, -1, -1):  # oldest first
-        index, kind = facts.order[p], facts.kinds[p]
-        if kind not in (CALL, OUTPUT):
-            continue
-        parsed = facts.parsed[p]
-        identity[index] = tool_identity(parsed)
-        if kind == CALL:
-            calls.append(index)
-            arguments = parsed.get("arguments", MISSING) if isinstance(parsed, dict) else MISSING
-            keys[index] = (json_key(identity[index][0]), arguments if arguments is MISSING else json_key(arguments))
-        else:
-            outputs.append(index)
     output_of: dict[int, int] = {}
     call_of: dict[int, int] = {}
     waiting: dict[Hashable, list[int]] = {}
-    events = sorted([(i, CALL) for i in calls] + [(i, OUTPUT) for i in outputs])
     last_call = None
-    for index, kind in events:
-        raw_id = identity[index][1]
-        ident = None if raw_id is None else json_key(raw_id)  # an id can be any JSON value
-        if kind == CALL:
-            waiting.setdefault(ident, []).append(index)
+    order, kinds, idents, parsed = facts.order, facts.kinds, facts.idents, facts.parsed
+    for p in range(len(order) - 1, -1, -1):  # oldest first
+        index, kind = order[p], kinds[p]
+        if kind == OUTPUT:
+            outputs.append(index)
+            name, raw_id = idents[p]
+            # the first reading's name and id where it reads them as a parse does, so that an output (most of
+            # a chat's characters) is not parsed again; a number is (a wide integer reads otherwise)
+            if not ((name is None or type(name) is str) and (raw_id is None or type(raw_id) is str)):
+                name, raw_id = tool_identity(parsed[p])
+            identity[index] = name, raw_id
+            ident = None if raw_id is None else json_key(raw_id)  # an id can be any JSON value
+            queue = waiting.get(ident) if ident is not None else None
+            if queue:
+                call = queue.pop(0)
+            elif ident is None and last_call is not None and last_call not in output_of:
+                call = last_call  # no ids: an output answers the call just before it
+            else:
+                continue
+            output_of[call] = index
+            call_of[index] = call
+        elif kind == CALL:
+            calls.append(index)
+            data = parsed[p]
+            identity[index] = name, raw_id = tool_identity(data)
+            arguments = data.get("arguments", MISSING) if isinstance(data, dict) else MISSING
+            keys[index] = (json_key(name), arguments if arguments is MISSING else json_key(arguments))
+            waiting.setdefault(None if raw_id is None else json_key(raw_id), []).append(index)
             last_call = index
-            continue
-        queue = waiting.get(ident) if ident is not None else None
-        if queue:
-            call = queue.pop(0)
-        elif ident is None and last_call is not None and last_call not in output_of:
-            call = last_call  # no ids: an output answers the call just before it
-        else:
-            continue
-        output_of[call] = index
-        call_of[index] = call
     return ToolPairs(tuple(calls), tuple(outputs), identity, keys, output_of, call_of)
 
 

@@ -5,8 +5,9 @@ the repeated tool calls (``analysis.refetch.repeats``), each probe's occurrences
 could be sent at. Then, call by call, each setting's prompt is read:
 
 - where the chat at the call is the whole chat's first messages under plain shorten_tools (a JSON chat, a
-  plain scout chat: ``ChatHistory.prefix_count``), from the whole chat's tool facts: ``prefix_counts`` for
-  the characters, ``tier_in_prefix`` for the tier of a message; no chat is cut and no plan is built;
+  plain scout chat: ``ChatHistory.prefix_count``), from the whole chat's tool facts: ``PrefixSentGrid`` for
+  the characters and where the walk keeps, cuts and drops, ``tier_in_sent`` for the tier of a message, and
+  for a repeat a few integer comparisons (``_fetched``); no chat is cut and no plan is built;
 - anywhere else, from the plan of the chat at the call (``history.at(n).prompt(thresholds)``), each cut
   chat built once for the whole grid; the history keeps a few, so memory stays that of one chat.
 
@@ -32,7 +33,7 @@ from inspector.core.analysis.refetch import Repeat, refetched, repeats, tool_pai
 from inspector.core.analysis.trace import trace
 from inspector.core.analysis.visibility import Spot, survives
 from inspector.core.calls.history import ChatHistory
-from inspector.core.calls.timeline import call_numbers, index_at, tier_in_prefix
+from inspector.core.calls.timeline import call_numbers, index_at
 from inspector.core.corpus.grid import Setting
 from inspector.core.errors import InputError, UsageError
 from inspector.core.inspection import Inspection, thresholds_for
@@ -41,10 +42,12 @@ from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.strategies import UnknownStrategy
-from inspector.core.scout.strategies.shorten_tools import prefix_counts_grid
-from inspector.core.scout.tool_facts import ToolFacts
+from inspector.core.scout.strategies.shorten_tools import PrefixSent, PrefixSentGrid, tier_in_sent
+from inspector.core.scout.tool_facts import NOTHING_TO_SHORTEN, ToolFacts
 from inspector.core.scout.totals import estimate_tokens
 from inspector.core.setup import ChatSource, Setup
+
+Thresholds5 = tuple[int, int, int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +134,9 @@ class _Occurrence:
     kept: bool | None = None  # whether the shortened text (plain shorten_tools) still holds it
 
 
+_PLAIN_VALUES: dict[Setup, Thresholds5] = {}  # per setup, the values of a chat without config lines
+
+
 class _Tally:
     __slots__ = ("chars", "error", "first_refetch", "losses", "raises", "refetches")
 
@@ -151,7 +157,9 @@ class _Scorer:
         self.whole = whole
         self.setups = [s.setup(job.setup) for s in job.settings]
         self._thresholds: dict[tuple[int, object], Thresholds] = {}
-        self._values: list[tuple[int, int, int, int, int]] | None = None  # per setting, on the fast path
+        self._values: list[Thresholds5] = []  # per setting, on the fast path
+        self._grid: PrefixSentGrid | None = None
+        self._kept_chars = 0  # on the fast path, sent at some calls by every setting (``_fast_call``)
         self.tallies = [_Tally(len(job.probes)) for _ in job.settings]
         numbers = call_numbers(history)
         self.repeats: dict[int, list[Repeat]] = {}
@@ -193,6 +201,19 @@ class _Scorer:
             found = self._thresholds[key] = thresholds_for(inspection.chat, self.setups[k])
         return found
 
+    def _fast_values(self, k: int) -> Thresholds5:
+        """Setting ``k``'s values for the whole chat; a chat without config lines has those of every other
+        one (resolving them reads the config files and environment: a tenth of a millisecond, per chat)."""
+        if self.whole.chat.config:
+            return self.thresholds(k, self.whole).as_tuple()
+        setup = self.setups[k]
+        found = _PLAIN_VALUES.get(setup)
+        if found is None:
+            if len(_PLAIN_VALUES) > 256:
+                _PLAIN_VALUES.clear()
+            found = _PLAIN_VALUES[setup] = self.thresholds(k, self.whole).as_tuple()
+        return found
+
     def run(self) -> ChatScore:
         history = self.history
         for number in range(1, len(history) + 1):
@@ -201,6 +222,8 @@ class _Scorer:
                 self._fast_call(number, count)
             else:
                 self._planned_call(number)
+        for tally in self.tallies:
+            tally.chars += self._kept_chars
         scores = tuple(t.score() for t in self.tallies)
         error = next(
             (f"under {s.label()}: {t.error}" for s, t in zip(self.job.settings, scores) if t.error is not None),
@@ -209,25 +232,97 @@ class _Scorer:
         return ChatScore(history.path, len(history), error, scores)
 
     def _fast_call(self, number: int, count: int) -> None:
-        facts, whole = self.facts, self.whole
-        if self._values is None:  # the whole chat's config lines: the same values at every call
-            self._values = [self.thresholds(k, whole).as_tuple() for k in range(len(self.tallies))]
-        grid = prefix_counts_grid(facts, count, self._values)
-        for k, tally in enumerate(self.tallies):
-            values = self._values[k]
-            counts = grid[k]
-            raises = counts.error is not None
-            if raises:
-                self._raised(tally, number, counts.error.describe() if counts.error is not None else "")
-                self._losses(tally, number, lambda o: False)
+        facts = self.facts
+        if self._grid is None:  # the whole chat's config lines: the same values at every call
+            self._values = [self._fast_values(k) for k in range(len(self.tallies))]
+            self._grid = PrefixSentGrid(facts, self._values)
+        kept, passed = self._grid.passed(count)
+        fetched = self._fetched(number) if passed and number in self.repeats else None
+        if kept.error is not None or self.occurrences:
+            sents = [kept] * len(self.tallies)
+            for k, sent in passed:
+                sents[k] = sent
+            for k, sent in enumerate(sents):
+                self._sent(number, k, sent, fetched)
+            return
+        # what every setting whose budget is not passed sends (all kept: nothing refetched) is counted once for
+        # all (``_kept_chars``) and taken back from the others, which are read here
+        counted = kept.chars_after
+        self._kept_chars += counted
+        tallies, values = self.tallies, self._values
+        for k, (chars, error, start, drop_from, base) in passed:
+            tally = tallies[k]
+            if error is not None:
+                tally.chars -= counted
+                self._raised(tally, number, error.describe())
                 continue
-            tally.chars += counts.chars_after
+            tally.chars += chars - counted
+            if fetched:
+                full, most = values[k][1], values[k][3]
+                for newest, newest_count, whole, whole_count in fetched:
+                    if (
+                        newest < start
+                        or (newest < drop_from and newest_count - base < full)
+                        or (whole < drop_from and whole_count - base <= most)
+                    ):
+                        continue  # an earlier output is sent in full
+                    tally.refetches += 1
+                    if tally.first_refetch is None:
+                        tally.first_refetch = number
 
-            def tier(index: int, values: tuple[int, int, int, int, int] = values) -> str:
-                return tier_in_prefix(facts, count, index, values)
+    def _sent(self, number: int, k: int, sent: PrefixSent, fetched: list[tuple[int, int, int, int]] | None) -> None:
+        """Setting ``k``'s prompt at call ``number``: ``_fast_call``'s reading, with the probes."""
+        tally = self.tallies[k]
+        chars, error, start, drop_from, base = sent
+        if error is not None:
+            self._raised(tally, number, error.describe())
+            self._losses(tally, number, lambda o: False)
+            return
+        tally.chars += chars
+        values = self._values[k]
+        if fetched:
+            full, most = values[1], values[3]
+            for newest, newest_count, whole, whole_count in fetched:
+                if (
+                    newest < start
+                    or (newest < drop_from and newest_count - base < full)
+                    or (whole < drop_from and whole_count - base <= most)
+                ):
+                    continue
+                tally.refetches += 1
+                if tally.first_refetch is None:
+                    tally.first_refetch = number
+        if self.occurrences:
+            facts = self.facts
 
-            self._refetches(tally, number, lambda index: tier(index) == d.FULL)
-            self._losses(tally, number, lambda o: self._kept_fast(o, tier(o.index)))
+            def kept(o: _Occurrence) -> bool:
+                return self._kept_fast(o, tier_in_sent(facts, o.index, sent, values))
+
+            self._losses(tally, number, kept)
+
+    def _fetched(self, number: int) -> list[tuple[int, int, int, int]]:
+        """The repeats at call ``number`` as what decides whether a prompt that does not raise sends one of their
+        earlier outputs in full (``tier_in_sent``): the newest output (the smallest position) and its counter,
+        which any output under the budget or recent enough is no newer than; and the newest output with nothing
+        to shorten and its counter, the first kept whole in the middle band (an output past ``size``: none).
+
+        An output is sent in full if it is before the budget; or before ``drop_from`` and recent (its
+        counter under full_tool_outputs); or before ``drop_from``, not past max_tool_outputs, and with nothing
+        to shorten. Counters grow with the position, so for each clause the smallest position decides.
+        """
+        facts = self.facts
+        position, outs, short, size = facts.position, facts.outs, facts.short, len(facts.order)
+        found = []
+        for repeat in self.repeats[number]:
+            places = [position[o] for o in repeat.outputs]
+            whole = size
+            for p in places:
+                # one whose shortening raises counts too: in the middle band it would make the prompt raise
+                if p < whole and (short[p] if short[p] is not None else facts.shortened(p)) == NOTHING_TO_SHORTEN:
+                    whole = p
+            newest = min(places)
+            found.append((newest, outs[newest], whole, outs[whole] if whole < size else 0))
+        return found
 
     def _kept_fast(self, o: _Occurrence, tier: str) -> bool:
         if tier == d.FULL:

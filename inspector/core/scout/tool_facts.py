@@ -136,6 +136,7 @@ class ToolFacts:
         self._risky: list[int] | None = None
         self._raising: list[int] | None = None
         self._band: BandSums | None = None
+        self._band_sent: list[list[int]] | None = None
         self._odd: frozenset[int] | None = None
         self._negated_order: list[int] | None = None
         self._char_sums: tuple[list[int], list[int]] | None = None
@@ -185,6 +186,7 @@ class ToolFacts:
         new._risky = None
         new._raising = None
         new._band = None
+        new._band_sent = None
         new._odd = None
         new._negated_order = None
         new.maybe_raises = self.maybe_raises[start:]
@@ -223,6 +225,14 @@ class ToolFacts:
                     cuts[kind][p + 1] += 1
             self._band = BandSums(raw, tools, short, cuts, extra, sorted(self.band_errors))
         return self._band
+
+    def band_sent(self) -> list[list[int]]:
+        """Per kind, ``band_sums``' shortened characters plus those kept whole for want of anything to shorten:
+        what the middle band sends, one running sum (a corpus reads it at every call under every setting)."""
+        if self._band_sent is None:
+            band = self.band_sums()
+            self._band_sent = [list(map(int.__add__, band.short[kind], band.extra[kind])) for kind in (CALL, OUTPUT)]
+        return self._band_sent
 
     def _sums(self) -> tuple[list[int], list[int]]:
         """Characters of the first k messages, and tool characters counted from each position on."""
@@ -268,6 +278,7 @@ class ToolFacts:
         new._risky = None
         new._raising = None
         new._band = None
+        new._band_sent = None
         new._odd = None
         new._negated_order = None
         new.shortener = self.shortener

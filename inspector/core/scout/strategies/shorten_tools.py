@@ -542,3 +542,139 @@ def _prefix_counts(
         counts[d.UNDECIDED] += skipped
         return PrefixCounts(counts, 0, 0, error)
     return PrefixCounts(counts, counts[d.FULL] + cut, nontool + chars + kept_extra, None)
+
+
+class PrefixSent(NamedTuple):
+    """What a plan of a chat's first messages sends, in characters, and where its walk's stretches start in the
+    whole chat's tool positions (``PrefixSentGrid``).
+
+    Where it does not raise, a message's tier follows from these by comparisons (``tier_in_sent``): the walk
+    keeps everything before ``start``, drops everything from ``drop_from`` on, and in between only a message's
+    own counter (``outs[p] - base_out``) and its shortened length decide.
+    """
+
+    chars_after: int  # characters sent (0 when scout-ai raises)
+    error: ScoutError | None
+    start: int  # the first position at or past the budget
+    drop_from: int  # the first position past every limit, whatever its kind
+    base_out: int  # the outputs newer than the prefix, which its counters leave out
+
+
+class PrefixSentGrid:
+    """``prefix_counts_grid``'s characters and error, and the walk's stretches, of one chat's facts under one
+    grid, at any count.
+
+    A corpus asks it at every call of every chat under every setting, so no tier counts are built and the
+    middle band is read off ``band_sent`` (shortened plus kept-whole characters, one running sum per kind),
+    unless a message there raises (then the walk decides, as in ``prefix_counts``). What the counters decide
+    is found once per call for the settings that share their four counts (a grid over max_tool_chars: all),
+    as bisections over the whole ``outs``, clamped to each setting's stretch (``outs`` is sorted, so a
+    bisection between bounds is the whole one clamped to them). A setting whose budget the prefix's tool
+    characters do not pass keeps everything, whatever its counts: one result, shared.
+    """
+
+    __slots__ = ("band", "chars", "facts", "grid", "groups", "sent", "tool_from")
+
+    def __init__(self, facts: ToolFacts, grid: list[tuple[int, int, int, int, int]]):
+        self.facts, self.grid = facts, grid
+        groups: dict[tuple[int, int, int, int], list[tuple[int, int]]] = {}
+        for k, (full_calls, full_outputs, max_calls, max_outputs, budget) in enumerate(grid):
+            groups.setdefault((full_calls, full_outputs, max_calls, max_outputs), []).append((k, budget))
+        self.groups = list(groups.items())
+        self.chars, self.tool_from = facts.char_sums()
+        self.band: BandSums | None = None  # shortening every tool message: only once a budget is passed
+        self.sent: list[list[int]] = []
+
+    def at(self, count: int) -> list[PrefixSent]:
+        kept, passed = self.passed(count)
+        out = [kept] * len(self.grid)
+        for k, sent in passed:
+            out[k] = sent
+        return out
+
+    def passed(self, count: int) -> tuple[PrefixSent, list[tuple[int, PrefixSent]]]:
+        """``at(count)`` as what a setting whose budget is not passed sends (everything kept, whatever its
+        counts), and the settings whose budget is passed, with theirs (a corpus adds the first to every
+        setting once and only reads the others)."""
+        facts = self.facts
+        outs, prefix, failures = facts.outs, facts.prefix, facts.failures
+        size = len(outs)
+        o = facts.newer_than(count)
+        base_out = outs[o - 1] if o else 0
+        stop = min((p for p in failures if p >= o), default=size) if failures else size
+        failure = failures[stop] if stop < size else None
+        nontool = self.chars[count] - self.tool_from[o]
+        base_chars = prefix[o]
+        new = tuple.__new__
+        if failure is not None:
+            kept = new(PrefixSent, (0, failure, stop, stop, base_out))
+        else:
+            kept = new(PrefixSent, (nontool + prefix[stop] - base_chars, None, stop, stop, base_out))
+        out: list[tuple[int, PrefixSent]] = []
+        if stop == o:
+            return kept, out
+        room = prefix[stop - 1] - base_chars  # a budget over it is reached at stop, if at all: all kept
+        for (full_calls, full_outputs, max_calls, max_outputs), members in self.groups:
+            found = False
+            for k, budget in members:
+                if budget > room:
+                    continue
+                if not found:
+                    found = True
+                    band = self.band
+                    if band is None:
+                        band = self.band = facts.band_sums()
+                        self.sent = facts.band_sent()
+                    (raw_calls, raw_outputs), (sent_calls, sent_outputs), raising = band.raw, self.sent, band.raising
+                    limit = max(max_calls, max_outputs, full_calls - 1, full_outputs - 1)
+                    dropped = bisect_right(outs, limit + base_out, o)
+                    recent_outputs = bisect_left(outs, full_outputs + base_out)
+                    kept_outputs = bisect_right(outs, max_outputs + base_out)
+                    recent_calls = bisect_left(outs, full_calls + base_out)
+                    kept_calls = bisect_right(outs, max_calls + base_out)
+                start = bisect_left(prefix, budget + base_chars, o, stop)
+                drop_from = dropped if dropped > start else start
+                if drop_from > stop:
+                    drop_from = stop
+                if raising and _raises_between(raising, start, drop_from):
+                    walked = _prefix_counts(facts, count, self.grid[k], o, base_out, stop, band, nontool)
+                    out.append((k, new(PrefixSent, (walked.chars_after, walked.error, start, drop_from, base_out))))
+                    continue
+                if failure is not None:
+                    out.append((k, new(PrefixSent, (0, failure, start, drop_from, base_out))))
+                    continue
+                # _prefix_counts' closed form, characters only: per kind, kept whole before a, cut or kept
+                # for want of anything to shorten from a to b, dropped from b
+                a = start if recent_outputs < start else drop_from if recent_outputs > drop_from else recent_outputs
+                b = start if kept_outputs < start else drop_from if kept_outputs > drop_from else kept_outputs
+                b = a if b < a else b
+                chars = (
+                    prefix[start] - base_chars + raw_outputs[a] - raw_outputs[start] + sent_outputs[b] - sent_outputs[a]
+                )
+                a = start if recent_calls < start else drop_from if recent_calls > drop_from else recent_calls
+                b = start if kept_calls < start else drop_from if kept_calls > drop_from else kept_calls
+                b = a if b < a else b
+                chars += raw_calls[a] - raw_calls[start] + sent_calls[b] - sent_calls[a]
+                out.append((k, new(PrefixSent, (nontool + chars, None, start, drop_from, base_out))))
+        return kept, out
+
+
+def tier_in_sent(facts: ToolFacts, index: int, sent: PrefixSent, thresholds: tuple[int, int, int, int, int]) -> str:
+    """``timeline.tier_in_prefix`` of message ``index`` in the prefix ``sent`` describes, which must not raise:
+    then no failure is left in the prefix (the walk would reach it), and no message in the middle band raises."""
+    p = facts.position.get(index)
+    if p is None or p < sent.start:
+        return d.FULL
+    if p >= sent.drop_from:
+        return d.DROPPED
+    full_calls, full_outputs, max_calls, max_outputs, _ = thresholds
+    counted = facts.outs[p] - sent.base_out
+    if facts.kinds[p] == OUTPUT:
+        full_limit, max_limit = full_outputs, max_outputs
+    else:
+        full_limit, max_limit = full_calls, max_calls
+    if counted < full_limit:
+        return d.FULL
+    if counted > max_limit:
+        return d.DROPPED
+    return d.FULL if facts.shortened(p) == NOTHING_TO_SHORTEN else d.TRUNCATED
