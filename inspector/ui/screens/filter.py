@@ -42,9 +42,9 @@ class FilterScreen(Dialog[RowFilter]):
     FilterScreen Horizontal.sets { height: auto; }
     FilterScreen RadioSet { width: 1fr; height: auto; max-height: 14; }
     FilterScreen Horizontal.size { height: auto; margin-top: 1; }
-    FilterScreen Horizontal.size Static { width: auto; padding: 1 1 0 0; }
+    FilterScreen Horizontal.size .label { width: auto; padding: 1 1 0 0; }
     FilterScreen #min-chars { width: 16; }
-    FilterScreen #order { width: auto; }
+    FilterScreen #order { width: auto; height: auto; }
     """
     BINDINGS = [Binding("escape", "close", "Close", show=False), Binding("a", "apply", "Apply", show=False)]
 
@@ -72,10 +72,12 @@ class FilterScreen(Dialog[RowFilter]):
                     for t in self.tools:
                         yield RadioButton(Content(one_line(t, 30)), value=now.tool == t, name=t)
             with Horizontal(classes="size"):
-                yield Static(Content("at least"))
+                yield Static(Content("at least"), classes="label")
                 size = "" if now.min_chars is None else str(now.min_chars)
                 yield Input(size, placeholder="any size", id="min-chars")
-                yield Static(Content("characters (original)   order:"))
+                yield Static(Content("characters (original)"), classes="label")
+            with Horizontal(classes="size"):
+                yield Static(Content("order:"), classes="label")
                 with RadioSet(id="order"):
                     for order in RowOrder:
                         yield RadioButton(Content(order.label), value=now.order is order, name=order.value)
