@@ -137,8 +137,9 @@ async def test_filter_cut_then_threshold_change_refilters(make_app):
         assert row_line(app, 0).startswith("=   0")
 
 
-async def test_a_loader_finding_is_repeated_in_the_detail_of_its_row(make_app):
+async def test_a_loader_finding_marks_its_row_is_repeated_in_its_detail_and_enter_in_notes_jumps_there(make_app):
     from inspector.demo import demo_chat_path
+    from inspector.ui.screens.notes import NotesScreen
 
     app = make_app(demo_chat_path())
     async with app.run_test(size=(120, 40)) as pilot:
@@ -147,13 +148,27 @@ async def test_a_loader_finding_is_repeated_in_the_detail_of_its_row(make_app):
         (finding,) = doc.inspection.chat.findings
         rows = doc.rows
         row = next(r for r in range(len(rows)) if rows.message(r).line == finding.line)
+        assert rows.finding_rows([finding]) == [[row]] and app.chat.view.flagged == {row}
         app.go_to_row(row)
         await pilot.pause()
+        assert row_line(app, row)[1] == "⚑" and row_line(app, row - 1)[1] == " "
         text = app.query_one(DetailPane).text
         assert f"loader finding (previous_response_id): {finding.message}" in text
         app.go_to_row(row - 1)  # another row: nothing about it
         await pilot.pause()
         assert "loader finding" not in app.query_one(DetailPane).text
+        app.go_to_row(0)
+        await pilot.pause()
+        await pilot.press("i")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, NotesScreen)
+        assert f"finding (previous_response_id) line {finding.line}: " in screen.text
+        assert screen.text.endswith(f" → #{row}")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is app.chat and app.chat.view.current_row == row
+        assert "loader finding (previous_response_id)" in app.query_one(DetailPane).text
 
 
 async def test_the_detail_hint_follows_the_focus(make_app):
@@ -172,35 +187,3 @@ async def test_the_detail_hint_follows_the_focus(make_app):
         await pilot.press("escape")
         await pilot.pause()
         assert HINT_FROM_LIST in screen_text(app)
-
-
-async def test_a_loader_finding_marks_its_row_and_enter_in_notes_jumps_there(make_app):
-    from inspector.demo import demo_chat_path
-    from inspector.ui.screens.notes import NotesScreen
-
-    app = make_app(demo_chat_path())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        doc = app.chat.document
-        (finding,) = doc.inspection.chat.findings
-        rows = doc.rows
-        row = next(r for r in range(len(rows)) if rows.message(r).line == finding.line)
-        assert rows.finding_rows([finding]) == [[row]]
-        app.go_to_row(0)
-        await pilot.pause()
-        assert app.chat.view.flagged == {row}
-        app.chat.view.go_to_row(row)
-        await pilot.pause()
-        assert row_line(app, row)[1] == "⚑" and row_line(app, row - 1)[1] == " "
-        app.go_to_row(0)
-        await pilot.pause()
-        await pilot.press("i")
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, NotesScreen)
-        assert f"finding (previous_response_id) line {finding.line}: " in screen.text
-        assert screen.text.endswith(f" → #{row}")
-        await pilot.press("enter")
-        await settle(app, pilot)
-        assert app.screen is app.chat and app.chat.view.current_row == row
-        assert "loader finding (previous_response_id)" in app.query_one(DetailPane).text
