@@ -12,6 +12,7 @@ import pytest
 from inspector.core import tokens
 from inspector.core.peers import inspect_ai
 from inspector.core.peers.inspect_ai import Handler, InspectCounter, Running, text_parts
+from inspector.core.peers.outcome import PolicyRaises
 from inspector.core.peers.registry import settings_for
 from inspector.core.peers.wire import Item, WireCall
 
@@ -42,7 +43,7 @@ def _chat(rnd: random.Random, size: int) -> list[Item]:
     return items
 
 
-def test_a_list_counted_in_pieces_is_counted_as_the_joined_text():
+def test_a_list_counted_in_pieces_is_counted_as_the_joined_text() -> None:
     o200k = tokens.get("o200k")
     rnd = random.Random(7)
     counter = InspectCounter()
@@ -78,7 +79,7 @@ def _replay(handler: Handler, items: list[Item]) -> tuple[list[Any], list[tuple[
 
 
 @pytest.mark.parametrize("seed", range(24))
-def test_a_replay_with_shortcuts_is_the_plain_replay(seed):
+def test_a_replay_with_shortcuts_is_the_plain_replay(seed: int) -> None:
     rnd = random.Random(seed)
     items = _chat(rnd, rnd.randint(20, 120))
     kind = rnd.choice(["edit", "trim"])
@@ -96,10 +97,10 @@ def test_a_replay_with_shortcuts_is_the_plain_replay(seed):
     prefix = inspect_ai.prefix_of(items)
     try:
         want = _replay(Plain(kind, settings, prefix, InspectCounter()), items)
-    except inspect_ai.PolicyRaises as raised:
+    except PolicyRaises as raised:
         counter = InspectCounter()
         counter.base(items)
-        with pytest.raises(inspect_ai.PolicyRaises) as same:
+        with pytest.raises(PolicyRaises) as same:
             _replay(Handler(kind, settings, prefix, counter), items)
         assert same.value.why == raised.why
         return

@@ -75,6 +75,7 @@ class InspectCounter:
         self._per: list[int] | None = None  # the chat's messages' counts, each counted alone
         self._unsent: tuple[dict[int, str], dict[int, str]] | None = None
         self._trim: TrimFacts | bool | None = None
+        self._settles: bool | None = None  # the chat's: see ``edit_settles``
         self.cleared_chat: list[Item] = []  # see ``clear_base``
         self.cleared_where: dict[Item, int] = {}
         self.cleared_marks: list[tuple[int, str | None]] = []
@@ -88,6 +89,7 @@ class InspectCounter:
         if len(self.chat) == len(items) and all(map(is_, self.chat, items)):
             return
         self.chat, self.where, self._calls, self._per, self._unsent, self._trim = [], {}, None, None, None, None
+        self._settles = None
         self.cleared_chat, self.cleared_where, self.cleared_marks = [], {}, []
         running = Running(self)
         running.extend(items)
@@ -143,6 +145,14 @@ class InspectCounter:
             except TypeError:
                 self._trim = False
         return self._trim if isinstance(self._trim, TrimFacts) else None
+
+    def edit_settles(self, items: list[Item]) -> bool:
+        """``settles(items)``, kept for the chat ``base`` took."""
+        if not (items is self.chat or (len(self.chat) == len(items) and all(map(is_, self.chat, items)))):
+            return settles(items)
+        if self._settles is None:
+            self._settles = len(self.where) == len(items) and settles(items)
+        return self._settles
 
     def call_ids(self, item: Item) -> frozenset[Any]:
         """The ids an assistant message calls, kept per message (CompactionTrim looks at each at every pass)."""
@@ -368,12 +378,48 @@ def _placeholder_text(name: Any) -> dict[str, str]:
     return {"type": "text", "text": f"[Tool call: {name} (parameters and results removed from history)]"}
 
 
+def settles(chat: list[Item]) -> bool:
+    """Whether CompactionEdit may start where its last pass settled on every view the handler builds of
+    ``chat``: no item twice, no call id twice (an assistant message twice is one too), and each result of a
+    call before the next assistant message (the handler is called before each: a view holds a call's result
+    whenever it holds the call). Then a call before ``settled`` either had its result in the view that pass
+    saw, and was cleared, or never gets one; no result after ``settled`` is found by a call before it. A late
+    result, or an id called twice, is found from a call the pass from ``settled`` does not look at, and then
+    the newest uses kept and the results cleared differ from a pass over the whole view (the library's)."""
+    seen: set[int] = set()
+    owner: dict[Any, int] = {}  # the position of the message calling each id
+    answered: set[Any] = set()
+    turn = -1  # the last assistant message's position
+    try:
+        for k, item in enumerate(chat):
+            if id(item) in seen:
+                return False
+            seen.add(id(item))
+            role = item.role
+            if role == "assistant":
+                turn = k
+                for call in item.calls:
+                    if call.id in owner:
+                        return False
+                    owner[call.id] = k
+            elif role == "tool":
+                at = owner.get(item.call_id)
+                if at is not None:  # a result before its call (or of no call) is never found: it does not count
+                    if at != turn or item.call_id in answered:
+                        return False
+                    answered.add(item.call_id)
+    except TypeError:  # an id that cannot be looked up in a set: no shortcut
+        return False
+    return True
+
+
 def edit(items: list[Item], s: dict[str, Any], settled: int = 0, counter: InspectCounter | None = None) -> Compacted:
     """``CompactionEdit.compact``: clear all but the newest ``keep_tool_uses`` tool results.
 
     Before ``settled`` every tool use is cleared already and none has its result after it: a pass from
     there clears what a pass over the whole view would (the newest uses are all after it) and leaves the
-    messages before it as they are, a cleared result being cleared again to the same text."""
+    messages before it as they are, a cleared result being cleared again to the same text. That holds for
+    the views of a chat ``settles`` accepts; for any other the handler passes 0."""
     result = list(items)
     exclude = s["exclude_tools"]
     uses: list[tuple[int, WireCall, int]] = []
@@ -410,7 +456,10 @@ def edit(items: list[Item], s: dict[str, Any], settled: int = 0, counter: Inspec
             done = result[ti]
             result[ti] = counter.cleared(done) if counter else done.cleared(TOOL_RESULT_REMOVED)
         else:
-            del result[ti]
+            try:
+                del result[ti]
+            except IndexError as exc:  # two calls with one id: the library deletes their result twice too
+                raise PolicyRaises("IndexError", str(exc)) from None
             removed += ti < following
             owner = result[ai]
             calls = tuple(c for c in owner.calls if c.id != call.id)
@@ -429,7 +478,8 @@ def edit(items: list[Item], s: dict[str, Any], settled: int = 0, counter: Inspec
         result[settled:] = _memory_cleared(result[settled:], counter)
     while result and result[-1].role == "assistant":
         result.pop()
-    return result, settled, max(settled, min(following, len(result)))
+    # trailing assistant messages popped may reach into the settled ones: what is appended next starts there
+    return result, settled, min(max(settled, following), len(result))
 
 
 def trim(items: list[Item], s: dict[str, Any], settled: int = 0, counter: InspectCounter | None = None) -> Compacted:
@@ -581,6 +631,10 @@ class Handler:
         # most the system messages and the input (``shared``), so only their states are worth keeping
         self.follows_settled = kind == "edit"
         self.settled_state: tuple[int, str | None] = (0, None)
+        # whether it may (``settles``), for the messages last given; a prefix put back (its results cleared, its
+        # calls memory-cleared) sits beside its copies: from then on only if that view settles too
+        self.chat_settles: tuple[list[Item], bool] | None = None
+        self.view_settles = True
         if self.follows_settled:
             counter.clear_base()
         self.limit = 0 if self.follows_settled else len(prefix) + list(map(_ROLE, counter.chat)).count("system")
@@ -591,6 +645,8 @@ class Handler:
     def compact_input(self, messages: list[Item], count: int) -> None:
         """``compact_input(messages[:count])``: the messages not taken in yet are appended to the view (the
         handler's ``processed_message_ids``: every message of an earlier call), compacted if over."""
+        if self.follows_settled and (self.chat_settles is None or self.chat_settles[0] is not messages):
+            self.chat_settles = messages, self.counter.edit_settles(messages)
         unprocessed = messages[self.seen : count]
         self.seen = count
         self.compacted.extend(unprocessed)
@@ -618,6 +674,10 @@ class Handler:
                     + result[lead:]
                 )
                 self.settled, self.settled_state = 0, (0, None)
+                # a result put back sits before every call in the view, which never finds it: only an assistant
+                # message put back can call an id its copy still calls
+                if self.follows_settled and self.view_settles and any(map(_CALLS, missing)):
+                    self.view_settles = settles(result)
                 counted = self.counter.running(self.limit)
                 counted.extend(result)
             self.compacted = result
@@ -653,8 +713,11 @@ class Handler:
         return low
 
     def _pass(self, messages: list[Item], counted: Running) -> tuple[list[Item], Running]:
+        sound = self.chat_settles is not None and self.chat_settles[1] and self.view_settles
         out, shared, self.settled = self.strategy(messages, self.settings, self.settled, self.counter)
         if self.follows_settled:  # CompactionEdit left the ``shared`` (what it was given as settled) as they were
+            if not sound:  # every pass over the whole view, as the library makes it
+                self.settled = 0
             again = Running(self.counter, [self.settled_state], 0)
             again.extend(out[shared : self.settled])
             self.settled_state = (again.closed, again.chunk)
