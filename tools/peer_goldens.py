@@ -31,6 +31,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from golden_json import write_json  # tools/ is the script's own folder
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "golden_peers"
 SEED = 20240611
@@ -1022,24 +1024,6 @@ async def inspect_cases(name, msgs, model):
 
 
 # ----------------------------------------------------------------------------------------------
-
-
-def fmt(obj, ind=0) -> str:
-    """JSON with one message (a dict with "role") or one number list per line, to keep files small."""
-    pad = " " * ind
-    if isinstance(obj, dict) and "role" not in obj and obj:
-        items = [f"{pad} {json.dumps(k)}: {fmt(v, ind + 1)}" for k, v in obj.items()]
-        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(obj, list) and obj and all(isinstance(x, (dict, list)) for x in obj):
-        return "[\n" + ",\n".join(pad + " " + fmt(x, ind + 1) for x in obj) + "\n" + pad + "]"
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-def write_json(path: Path, obj):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = fmt(obj) + "\n"
-    assert json.loads(text) == obj
-    path.write_text(text, encoding="utf-8")
 
 
 async def main():

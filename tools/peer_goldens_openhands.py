@@ -42,6 +42,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from golden_json import write_json  # tools/ is the script's own folder
+
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ.setdefault("LOG_LEVEL", "ERROR")
 
@@ -408,24 +410,6 @@ def run_case(policy: str, name: str, chat: list[dict[str, Any]], settings: dict[
 
 
 # ----------------------------------------------------------------------------------------------
-
-
-def fmt(obj: Any, ind: int = 0) -> str:
-    """JSON with one message (a dict with "role") or one number list per line (as tools/peer_goldens.py)."""
-    pad = " " * ind
-    if isinstance(obj, dict) and "role" not in obj and obj:
-        items = [f"{pad} {json.dumps(k)}: {fmt(v, ind + 1)}" for k, v in obj.items()]
-        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(obj, list) and obj and all(isinstance(x, (dict, list)) for x in obj):
-        return "[\n" + ",\n".join(pad + " " + fmt(x, ind + 1) for x in obj) + "\n" + pad + "]"
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-def write_json(path: Path, obj: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = fmt(obj) + "\n"
-    assert json.loads(text) == obj
-    path.write_text(text, encoding="utf-8")
 
 
 def main() -> None:

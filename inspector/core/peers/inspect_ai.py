@@ -84,9 +84,7 @@ class InspectCounter:
 
     def base(self, items: list[Item]) -> None:
         """Keep the chat's running sums: a view is mostly runs of the chat's own messages."""
-        # each plan passes a copy of the same messages: compared by identity, in C (an equal copy of a
-        # message would not be found in ``where``, and ``calls`` takes the chat's positions for the plan's)
-        if len(self.chat) == len(items) and all(map(is_, self.chat, items)):
+        if self.is_chat(items):
             return
         self.chat, self.where, self._calls, self._per, self._unsent, self._trim = [], {}, None, None, None, None
         self._settles = None
@@ -94,6 +92,12 @@ class InspectCounter:
         running = Running(self)
         running.extend(items)
         self.chat, self.where, self.chat_marks = items, {m: k for k, m in enumerate(items)}, running.marks
+
+    def is_chat(self, items: list[Item]) -> bool:
+        """Whether ``items`` are the chat ``base`` took: each plan passes a copy of the same messages, compared by
+        identity, in C (an equal copy of a message would not be found in ``where``, and ``calls`` takes the
+        chat's positions for the plan's)."""
+        return items is self.chat or (len(self.chat) == len(items) and all(map(is_, self.chat, items)))
 
     def calls(self) -> tuple[list[int], list[int]]:
         """Where react() calls the handler in the chat (before each assistant message but the first
@@ -112,7 +116,7 @@ class InspectCounter:
     def unsent(self, items: list[Item]) -> tuple[dict[int, str], dict[int, str]] | None:
         """``_outcome``'s notes and calls' notes were nothing sent and nothing cleared, kept for the chat
         ``base`` took (None for another list, or a chat holding one item twice: one position per item)."""
-        if len(self.where) != len(items) or not (items is self.chat or all(map(is_, self.chat, items))):
+        if len(self.where) != len(items) or not self.is_chat(items):
             return None
         if self._unsent is None:
             notes = dict.fromkeys(range(len(items)), REMOVED)
@@ -148,7 +152,7 @@ class InspectCounter:
 
     def edit_settles(self, items: list[Item]) -> bool:
         """``settles(items)``, kept for the chat ``base`` took."""
-        if not (items is self.chat or (len(self.chat) == len(items) and all(map(is_, self.chat, items)))):
+        if not self.is_chat(items):
             return settles(items)
         if self._settles is None:
             self._settles = len(self.where) == len(items) and settles(items)
@@ -165,7 +169,7 @@ class InspectCounter:
 
     def singles(self, items: list[Item]) -> list[int]:
         """``count_one`` of each message, kept for the chat ``base`` took."""
-        if items is not self.chat and not (len(self.chat) == len(items) and all(map(is_, self.chat, items))):
+        if not self.is_chat(items):
             return [self.count_one(i) for i in items]
         if self._per is None:
             self._per = [self.count_one(i) for i in items]

@@ -60,8 +60,24 @@ def parse_value(text: str, key: str = "") -> int | float | None:
 STEPS = {"up": 1, "down": -1, "shift+up": 10, "shift+down": -10}  # ↑/↓ step the value, shift: x10
 
 
+# keys a number never holds, left to the screen from a number's field: t closes the editor, < and > step the
+# model calls (the key bar shows them there too)
+FREE_IN_NUMBERS = frozenset({"t", "less_than_sign", "greater_than_sign"})
+
+
 class SteppingField(BurstInput):
-    """A field whose value ↑/↓ step (shift: x10), each press in the order typed (``step``: how)."""
+    """A field whose value ↑/↓ step (shift: x10), each press in the order typed (``step``: how); a number's
+    field leaves the keys no number holds to the screen (``holds_number``)."""
+
+    holds_number = True
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return not (key in FREE_IN_NUMBERS and self.holds_number) and super().check_consume_key(key, character)
+
+    @on(events.Key)
+    def _free_key(self, event: events.Key) -> None:
+        if event.key in FREE_IN_NUMBERS and self.holds_number:
+            event.prevent_default()  # not typed in: it goes on to the screen's binding
 
     @on(events.Key)
     def _stepping_key(self, event: events.Key) -> None:
@@ -76,23 +92,10 @@ class SteppingField(BurstInput):
         raise NotImplementedError
 
 
-# keys a number never holds, left to the screen from a number's field: t closes the editor, < and > step the
-# model calls (the key bar shows them there too)
-FREE_IN_NUMBERS = frozenset({"t", "less_than_sign", "greater_than_sign"})
-
-
 class ThresholdField(SteppingField):
     """A threshold's text field: digits only, so ``t`` is free to close the editor and ``<``/``>`` to step
     the calls (help says so). ↑/↓ step the value by one (a ratio by 0.1), shift+↑/↓ by ten, in the order
     typed."""
-
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        return key not in FREE_IN_NUMBERS and super().check_consume_key(key, character)
-
-    @on(events.Key)
-    def _free_key(self, event: events.Key) -> None:
-        if event.key in FREE_IN_NUMBERS:
-            event.prevent_default()  # not typed in: it goes on to the screen's binding
 
     def step(self, step: int) -> None:
         """The value ``step`` units up or down (never below zero); an unreadable value is left alone."""
@@ -147,15 +150,9 @@ class PolicyField(SteppingField):
         self.settled = value  # the text of the value in force (a Changed with it, the one at mount, is no edit)
         self.tooltip = f"{param.help} ({param.kind})"
 
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        if key in FREE_IN_NUMBERS and self.param.kind in STEPPED:
-            return False
-        return super().check_consume_key(key, character)
-
-    @on(events.Key)
-    def _free_key(self, event: events.Key) -> None:
-        if event.key in FREE_IN_NUMBERS and self.param.kind in STEPPED:
-            event.prevent_default()  # not typed in: it goes on to the screen's binding
+    @property
+    def holds_number(self) -> bool:  # type: ignore[override]  # a text setting takes every key as text
+        return self.param.kind in STEPPED
 
     def step(self, step: int) -> None:
         stepped = stepped_text(self.param, self.value, step)
