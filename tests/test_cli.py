@@ -194,7 +194,13 @@ def test_scout_error_exit_3_prepare_prints_nothing_explain_prints_rows(tmp_path)
     r = run("explain", path, "--format", "json")
     assert r.returncode == 3
     rows = json.loads(r.stdout)["rows"]
-    assert [row["tier"] for row in rows] == ["undecided", "error", "full"]
+    assert [row["tier"] for row in rows] == ["undecided", "error", "undecided"]
+    assert [row["reason"] for row in rows] == ["not_reached", "scout_error", "discarded"]
+    assert [row["visible_chars"] for row in rows] == [0, 0, 0]
+    r = run("explain", path)
+    width = str(len(output("t", "a", "ok")["content"]))
+    assert r.stdout.splitlines()[3].split() == "2 - function_call_output t a undecided discarded".split() + [width, "0"]
+    assert "(0 full, 0 truncated, 0 dropped, 1 error, 2 undecided); 0 sent" in r.stdout
 
 
 def test_output_file_atomic_and_refuses_the_input(tmp_path):

@@ -467,7 +467,8 @@ def _write(path: Path, items: list[tuple[str, object]]) -> Path:
 
 def test_a_call_at_which_scout_ai_raises_sends_nothing(tmp_path):
     """An older output that scout-ai cannot shorten makes the call raise after the newer message was decided
-    full: the timeline said "full, sent" where why --at and explain --at say nothing is sent."""
+    full: the timeline said "full, sent" where why --at and explain --at say nothing is sent. Every view says
+    undecided (nothing is sent), and why says what it had been decided."""
     path = _write(
         tmp_path / "raise.chat",
         [
@@ -484,10 +485,13 @@ def test_a_call_at_which_scout_ai_raises_sends_nothing(tmp_path):
     history = ChatHistory(path, setup)
     (occurrence,), (line,) = text_timelines(history, "alpha")
     assert history.at(3).prompt().error is not None
-    assert (line.first, line.tiers, line.visible) == (3, [d.FULL], [False])
+    assert (line.first, line.tiers, line.visible) == (3, [d.UNDECIDED], [False])
     assert message_tiers(history, occurrence.message).visible == [False]
     (traced,) = trace(history.at(3), "alpha").occurrences
-    assert (traced.tier, traced.visible) == (d.FULL, False)
+    assert (traced.tier, traced.visible) == (d.UNDECIDED, False)
+    assert traced.why == (
+        "undecided: decided full (nothing to shorten) before scout-ai raised on message 2, so nothing is sent"
+    )
 
 
 def test_a_cut_under_the_epoch_strategy_is_read_off_what_the_call_sent(tmp_path):

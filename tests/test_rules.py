@@ -127,8 +127,15 @@ def test_scout_error_invalid_json_names_the_message():
     p = plan(items)
     assert p.error is not None
     assert (p.error.index, p.error.role, p.error.exception) == (1, "function_call_output", "JSON::ParserError")
-    assert tiers(p, 3) == ["undecided", "error", "full"]
+    assert tiers(p, 3) == ["undecided", "error", "undecided"]
     assert p.messages() == []
+    # the newer output was decided full before the raise: nothing is sent, so it is undecided, and says so
+    newer = p.decision(2)
+    assert (newer.tier, newer.reason, newer.visible_chars, newer.original_chars) == ("undecided", "discarded", 0, 40)
+    assert newer.detail == "decided full (recent-N band) before scout-ai raised on message 1, so nothing is sent"
+    assert p.decisions() == [p.decision_columns().decision(i) for i in range(3)] == [p.decision(i) for i in range(3)]
+    assert p.visible_content(2) is None
+    assert p.tier_counts() == {"full": 0, "truncated": 0, "dropped": 0, "error": 1, "undecided": 2}
 
 
 def test_scout_error_json_nested_past_100_levels_is_nesting_error():
@@ -146,7 +153,7 @@ def test_scout_error_json_nested_past_100_levels_is_nesting_error():
     assert p.error is not None
     assert (p.error.index, p.error.exception) == (1, "JSON::NestingError")
     assert p.error.why == "content is not valid JSON (nesting of 101 is too deep)"
-    assert tiers(p, 3) == ["undecided", "error", "full"]
+    assert tiers(p, 3) == ["undecided", "error", "undecided"]
     for depth in (99, 100):  # the object itself is level 1: 99 more arrays are 100 levels
         p = plan([{"role": "user", "content": "hi"}, nested(depth - 1, "a"), brackets])
         assert p.error is None and tiers(p, 3) == ["full", "full", "full"], depth

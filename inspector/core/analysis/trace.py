@@ -409,8 +409,6 @@ def _why(
     if str(dec.reason).startswith("policy_"):  # another framework's policy: its rule, in its own terms
         return dec.detail or d.REASON_TEXT.get(dec.reason, str(dec.reason))
     rule = describe(dec, values)
-    if prompt.error is not None and dec.tier not in (d.ERROR, d.UNDECIDED):
-        return f"{rule}; but scout-ai raises on message {prompt.error.index}, so nothing is sent"
     if dec.tier != d.TRUNCATED or not isinstance(visible_content, str):
         return rule
     if spot.field == "message":

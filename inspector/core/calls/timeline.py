@@ -400,20 +400,15 @@ def _fast_walker(
             found, raises, _ = _decide_slow(history, number, index, settings)
             return found, raises
         found = tier_in_prefix(facts, count, index, values)
-        if found not in (d.FULL, d.TRUNCATED):
-            return found, False  # not sent either way
-        return found, prefix_raises(facts, count, values)
+        return found, found in (d.ERROR, d.UNDECIDED)  # undecided: only where scout-ai raises
 
     return tier, facts
 
 
-def prefix_raises(facts: ToolFacts, count: int, thresholds: tuple[int, int, int, int, int]) -> bool:
-    """Whether shorten_tools raises on the chat of the first ``count`` messages (then nothing is sent)."""
-    s = facts.newer_than(count)
+def _may_raise(facts: ToolFacts, s: int) -> bool:
+    """Whether a tool message from whole position ``s`` on fails to parse or may raise when shortened."""
     risky = facts.risky()
-    if not any(p >= s for p in facts.failures) and (not risky or risky[-1] < s):
-        return False  # nothing in this chat can raise
-    return isinstance(_walk(facts, s, None, thresholds), int)
+    return any(p >= s for p in facts.failures) or bool(risky and risky[-1] >= s)
 
 
 def tier_in_prefix(facts: ToolFacts, count: int, index: int, thresholds: tuple[int, int, int, int, int]) -> str:
@@ -424,13 +419,13 @@ def tier_in_prefix(facts: ToolFacts, count: int, index: int, thresholds: tuple[i
     """
     s = facts.newer_than(count)
     q = facts.position.get(index)
-    if q is None:
-        # a message outside the walk is sent unless scout-ai raises on an older tool message
-        risky = facts.risky()
-        if not any(p >= s for p in facts.failures) and (not risky or risky[-1] < s):
-            return d.FULL  # nothing in this chat can raise
+    if _may_raise(facts, s):
+        # where scout-ai raises nothing is sent: every message but the one it raises on is undecided
         failed = _walk(facts, s, None, thresholds)
-        return d.UNDECIDED if isinstance(failed, int) and index < facts.order[failed] else d.FULL
+        if isinstance(failed, int):
+            return d.ERROR if q == failed else d.UNDECIDED
+    if q is None:
+        return d.FULL  # outside the walk, and nothing raises
     tier = _walk(facts, s, q, thresholds)
     return tier if isinstance(tier, str) else d.FULL
 

@@ -24,7 +24,7 @@ class Tier(StrEnum):
     DROPPED = "dropped"
     CONSUMED = "consumed"  # removed or rewritten before the strategies ran
     ERROR = "error"  # scout-ai raises on this message
-    UNDECIDED = "undecided"  # older than the message scout-ai raised on: never reached
+    UNDECIDED = "undecided"  # scout-ai raised on another message: nothing is sent, no decision took effect
     INSERTED = "inserted"  # added by a strategy (the epoch strategies' compaction notice): not in the chat
     INJECTED = "injected"  # appended by 2.x's inbox from a file: rebuilt from inbox_removed/, approximate
     CLEARED = "cleared"  # another framework's policy sent a placeholder instead: none of the text is seen
@@ -58,6 +58,8 @@ class Reason(StrEnum):
     POLICY_CLEARED = "policy_cleared"
     POLICY_DROPPED = "policy_dropped"
     POLICY_RAISED = "policy_raised"
+    # decided before scout-ai raised on another message, so never sent (last: the other codes stay put)
+    DISCARDED = "discarded"
 
 
 # Short module-level names: the plans refer to these in their hot loops.
@@ -102,6 +104,7 @@ REASON_TEXT: dict[str, str] = {
     Reason.POLICY_CLEARED: "replaced by the policy's placeholder (none of the text kept)",
     Reason.POLICY_DROPPED: "removed by the policy",
     Reason.POLICY_RAISED: "the library raises: nothing is sent",
+    Reason.DISCARDED: "decided, then discarded: scout-ai raised on another message, so nothing is sent",
 }
 
 
@@ -180,3 +183,49 @@ class DecisionColumns:
             [x.kind for x in decisions],
             {x.index: x.detail for x in decisions if x.detail},
         )
+
+
+# What a row had been decided stays in its detail: the rule is still worth reading when the raise is fixed.
+_KEPT_TIERS = (Tier.ERROR, Tier.UNDECIDED, Tier.CONSUMED, Tier.INSERTED, Tier.INJECTED)
+
+
+def discarded(decision: Decision, raised_at: int) -> Decision:
+    """``decision`` in a plan that raised on message ``raised_at``: scout-ai sends nothing, so no message
+    is full, truncated or dropped; one the strategy had decided before the raise is undecided, with
+    what it had been decided in its detail."""
+    if decision.tier in _KEPT_TIERS:
+        return decision
+    return decision._replace(
+        tier=Tier.UNDECIDED,
+        reason=Reason.DISCARDED,
+        visible_chars=0,
+        detail=_discarded_detail(decision.tier, decision.reason, raised_at),
+    )
+
+
+def discarded_columns(columns: DecisionColumns, raised_at: int) -> DecisionColumns:
+    """``discarded`` over every row of ``columns`` (a new set of columns: the plan's own stay as made)."""
+    kept = {TIER_CODE[t] for t in _KEPT_TIERS}
+    tiers, reasons, details = bytearray(columns.tiers), bytearray(columns.reasons), dict(columns.details)
+    visible = array("q", columns.visible)
+    undecided, reason = TIER_CODE[Tier.UNDECIDED], REASON_CODE[Reason.DISCARDED]
+    for index, code in enumerate(columns.tiers):
+        if code in kept:
+            continue
+        details[index] = _discarded_detail(TIERS[code], REASONS[columns.reasons[index]], raised_at)
+        tiers[index], reasons[index], visible[index] = undecided, reason, 0
+    return DecisionColumns(
+        tiers, reasons, columns.counted, columns.before, columns.original, visible, columns.kinds, details
+    )
+
+
+def discarded_counts(counts: Mapping[Tier, int]) -> dict[Tier, int]:
+    """A raising plan's messages per tier: the error, and every decided message undecided."""
+    out = {tier: (n if tier in _KEPT_TIERS else 0) for tier, n in counts.items()}
+    out[Tier.UNDECIDED] = out.get(Tier.UNDECIDED, 0) + sum(n for t, n in counts.items() if t not in _KEPT_TIERS)
+    return out
+
+
+def _discarded_detail(tier: str, reason: str, raised_at: int) -> str:
+    rule = REASON_TEXT.get(reason, reason)
+    return f"decided {tier} ({rule}) before scout-ai raised on message {raised_at}, so nothing is sent"

@@ -180,7 +180,10 @@ class RowModel:
             return tier, one_line(f"scout-ai raises {error.exception}" if error else "error", PREVIEW_LIMIT)
         if prompt.error is not None and prompt.error.raiser != "scout-ai":
             return tier, one_line(f"not sent: {prompt.error.raiser} raises {prompt.error.exception}", PREVIEW_LIMIT)
-        return tier, "not reached (scout-ai raised on a newer message)"
+        raised_at = f"message {prompt.error.index}" if prompt.error is not None else "another message"
+        if prompt.decision(ref).reason == d.Reason.DISCARDED:
+            return tier, f"not sent: decided before scout-ai raised on {raised_at}"
+        return tier, f"not reached: scout-ai raised on {raised_at} first"
 
     def _visible_preview(self, index: int, visible: Any) -> str:
         if isinstance(visible, str):

@@ -66,6 +66,8 @@ def describe(dec: d.Decision, t: Thresholds) -> str:
         return f"error: scout-ai raises on this message and sends nothing. {dec.detail}".rstrip()
     if reason == d.NOT_REACHED:
         return "not reached: scout-ai raised on a newer message before deciding this one"
+    if reason == d.Reason.DISCARDED:
+        return f"undecided: {dec.detail}"
     if str(reason).startswith("policy_") and dec.detail:  # another framework's policy: its rule, its terms
         return f"{dec.tier}: {dec.detail}"
     return f"{dec.tier}: {d.REASON_TEXT.get(reason, reason)}"

@@ -160,24 +160,33 @@ class Prompt:
             found = [*found, *((sent + k, m) for k, m in enumerate(self.appended))]
         return found
 
+    # When scout-ai raises nothing is sent: what the planner had decided before the raise is reported as
+    # undecided (d.discarded), so no row claims to be full or sent while the call fails.
     def decision(self, index: int) -> d.Decision:
-        return self.planner.decision(index)
+        found = self.planner.decision(index)
+        return found if self.error is None else d.discarded(found, self.error.index)
 
     def decisions(self) -> list[d.Decision]:
-        return self.planner.decisions()
+        found = self.planner.decisions()
+        if self.error is None:
+            return found
+        return [d.discarded(x, self.error.index) for x in found]
 
     def decision_columns(self) -> d.DecisionColumns:
         """``decisions()`` as columns (no object per message when the plan can give them so)."""
-        return self.planner.decision_columns()
+        found = self.planner.decision_columns()
+        return found if self.error is None else d.discarded_columns(found, self.error.index)
 
     def tier_of(self, index: int) -> d.Tier:
-        return self.planner.tier_of(index)
+        tier = self.planner.tier_of(index)
+        return tier if self.error is None or tier == d.ERROR else d.UNDECIDED
 
     def visible_content(self, index: int) -> Any:
-        return self.planner.visible_content(index)
+        return self.planner.visible_content(index) if self.error is None else None
 
     def tier_counts(self) -> dict[d.Tier, int]:
-        return dict(self.planner.tier_counts())
+        found = self.planner.tier_counts()
+        return dict(found) if self.error is None else d.discarded_counts(found)
 
     def changed_from(self, other: Prompt) -> list[int] | None:
         """The original indices whose outcome may differ in ``other`` (None: any may)."""

@@ -38,7 +38,7 @@ def help_text() -> str:
         lines.append(_entry(keys, text))
     lines += [
         "",
-        "Tiers: = full  ✂ truncated  ✗ dropped  ⊘ consumed  ! error  ? not reached",
+        "Tiers: = full  ✂ truncated  ✗ dropped  ⊘ consumed  ! error  ? undecided",
         "Tokens are an estimate: characters / 4.",
     ]
     return "\n".join(lines)

@@ -59,7 +59,7 @@ LABELS = {
     d.DROPPED: "dropped",
     d.CONSUMED: "consumed",
     d.ERROR: "error",
-    d.UNDECIDED: "not reached",
+    d.UNDECIDED: "undecided",
     d.INSERTED: "inserted",
     d.INJECTED: "injected",
     d.CLEARED: "cleared",

@@ -536,11 +536,8 @@ def _prefix_counts(
         d.UNDECIDED: unreached,
     }
     if error is not None:
-        # messages outside the walk older than the failure were never reached (tool ones older: size - newer)
-        skipped = error.index - (size - facts.newer_than(error.index))
-        counts[d.FULL] -= skipped
-        counts[d.UNDECIDED] += skipped
-        return PrefixCounts(counts, 0, 0, error)
+        # nothing is sent: every message but the one scout-ai raises on is undecided (as Prompt reports it)
+        return PrefixCounts(d.discarded_counts(counts), 0, 0, error)
     return PrefixCounts(counts, counts[d.FULL] + cut, nontool + chars + kept_extra, None)
 
 
