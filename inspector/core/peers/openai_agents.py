@@ -9,7 +9,8 @@ as the Responses list would hold them. It counts characters (``len``), not token
 
 from __future__ import annotations
 
-from typing import Any
+from bisect import bisect_left
+from typing import Any, cast
 
 from inspector.core.peers.outcome import Outcome, chat_facts
 from inspector.core.peers.wire import Item
@@ -55,7 +56,33 @@ class TrimmerFacts:
             if i.role == "tool"
         ]
         self.lengths = [len(i.content) if i.role == "tool" and isinstance(i.content, str) else 0 for i in items]
-        self.previews: dict[tuple[int, int], Item] = {}
+        # the tools' columns: their Responses positions only grow, so the old ones are a prefix (bisect)
+        self.keys = [k for k, _, _, _ in self.tools]
+        self.at = [at for _, at, _, _ in self.tools]
+        self.sizes = [len(text) for _, _, _, text in self.tools]
+        self.tables: dict[int, list[Item | None]] = {}
+
+    def previews_of(self, items: list[Item], preview: int, wanted: list[int]) -> list[Item | None]:
+        """Tool outputs trimmed to a ``preview``-character preview (None: the preview would be no shorter,
+        and the output is kept), at least those at ``wanted``: made once per value and kept for the last two
+        values (a sweep of preview_chars would otherwise keep a copy of every output per value)."""
+        table = self.tables.pop(preview, None)
+        if table is None:
+            table = [_UNMADE] * len(self.tools)
+        self.tables[preview] = table  # the newest last
+        if len(self.tables) > 2:
+            del self.tables[next(iter(self.tables))]
+        for n in [n for n in wanted if table[n] is _UNMADE]:
+            k, _, name, text = self.tools[n]
+            summary = (
+                f"[Trimmed: {name or 'unknown_tool'} output \u2014 {len(text)} chars \u2192 "
+                f"{preview} char preview]\n{text[:preview]}..."
+            )
+            table[n] = None if len(summary) >= len(text) else items[k].with_content(summary)
+        return table
+
+
+_UNMADE: Any = object()  # a preview not made yet
 
 
 def tool_output_trimmer(items: list[Item], settings: dict[str, Any], cache: Any = None) -> Outcome:
@@ -74,36 +101,33 @@ def tool_output_trimmer(items: list[Item], settings: dict[str, Any], cache: Any 
         )
         return Outcome(list(items), why, f"recent: {why}", tokens=facts.lengths, unit="characters")
     out = list(items)
-    notes: dict[int, str] = {}
-    trimmed = 0
     recent_note = f"in the {recent} newest user turns (recent_turns={recent}): never trimmed"
     short_note = f"older than the {recent} newest user turns; at most max_output_chars {max_chars:,}"
     long_note = f"older than the {recent} newest user turns and over max_output_chars {max_chars:,}: the first {preview} characters kept as a preview"
     no_gain = f"older than the {recent} newest user turns; the preview would be no shorter, kept"
-    for k, at, name, text in facts.tools:
-        if not 0 <= at < boundary:
-            notes[k] = recent_note
-            continue
-        if trimmable is not None and name not in trimmable:
-            notes[k] = f"older than the {recent} newest user turns, but {name or 'its tool'} is not in trimmable_tools"
-            continue
-        if len(text) <= max_chars:
-            notes[k] = short_note
-            continue
-        shortened = facts.previews.get((k, preview))
-        if shortened is None:
-            summary = (
-                f"[Trimmed: {name or 'unknown_tool'} output \u2014 {len(text)} chars \u2192 "
-                f"{preview} char preview]\n{text[:preview]}..."
+    # a sweep re-plans thousands of outputs: the recent ones and the short old ones are noted in bulk (C),
+    # and only an old output over max_output_chars is looked at one by one
+    old = bisect_left(facts.at, boundary)
+    keys, sizes = facts.keys, facts.sizes
+    notes = dict.fromkeys(keys[old:], recent_note)
+    candidates: list[int] | range = range(old)
+    if trimmable is not None:
+        outside = [n for n in candidates if facts.tools[n][2] not in trimmable]
+        for n in outside:
+            name = facts.tools[n][2]
+            notes[keys[n]] = (
+                f"older than the {recent} newest user turns, but {name or 'its tool'} is not in trimmable_tools"
             )
-            shortened = items[k] if len(summary) >= len(text) else items[k].with_content(summary)
-            facts.previews[(k, preview)] = shortened
-        if shortened is items[k]:
-            notes[k] = no_gain
-            continue
-        out[k] = shortened
-        trimmed += 1
-        notes[k] = long_note
+        candidates = [n for n in candidates if facts.tools[n][2] in trimmable]
+    long = [n for n in candidates if sizes[n] > max_chars]
+    notes.update(dict.fromkeys([keys[n] for n in candidates if sizes[n] <= max_chars], short_note))
+    table = facts.previews_of(items, preview, long)
+    gains = [n for n in long if table[n] is not None]
+    notes.update(dict.fromkeys([keys[n] for n in long if table[n] is None], no_gain))
+    notes.update(dict.fromkeys([keys[n] for n in gains], long_note))
+    for n in gains:
+        out[keys[n]] = cast(Item, table[n])
+    trimmed = len(gains)
     summary_line = f"{trimmed} tool output(s) before the {recent} newest user turns trimmed to a preview"
     return Outcome(
         out, summary_line, "not a tool output (never trimmed)", notes, tokens=facts.lengths, unit="characters"
