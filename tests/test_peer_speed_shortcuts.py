@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import seeds
 
 from inspector.core.inspection import Inspection, open_inspection
 from inspector.core.peers.plan import PeerPlan
@@ -114,7 +115,7 @@ def _cached(inspection: Inspection, settings: PolicySettings) -> Any:
         return ("KeyError", str(exc))
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40, quick=10))
 def test_a_plan_through_the_caches_equals_the_plan_made_afresh(seed: int, tmp_path: Path):
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(_chat(seed)))
@@ -130,7 +131,7 @@ def test_a_plan_through_the_caches_equals_the_plan_made_afresh(seed: int, tmp_pa
             assert _cached(inspection, settings) == _fresh(inspection, settings), (policy, settings.values)
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40, quick=10))
 def test_clearing_with_no_tool_excluded_equals_excluding_one_no_call_names(seed: int, tmp_path: Path):
     """The one-pass clearing (no tool excluded) against the loop over every candidate."""
     path = tmp_path / "chat.json"
@@ -146,7 +147,7 @@ def test_clearing_with_no_tool_excluded_equals_excluding_one_no_call_names(seed:
             assert _cached(inspection, plain) == _fresh(inspection, looped) == _fresh(inspection, plain)
 
 
-@pytest.mark.parametrize("seed", range(80))
+@pytest.mark.parametrize("seed", seeds(80, quick=16))
 def test_masking_from_the_chat_s_masked_start_equals_masking_event_by_event(
     seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
