@@ -6,9 +6,13 @@
 The profiles come from the shared generator (`big_chat.py`: random letter runs, 30% words with accents,
 CJK, emoji and control characters; `GEN_ASCII=1`: the same shape, ASCII only). Each run is a whole
 process, alternating `prompt-inspector prepare` and the Ruby reference, each reaped with wait4 so its
-peak RSS is its own; the outputs are compared byte for byte once. Prints per profile: the file size, the
-medians, the ratio inspector/Ruby (targets: 0.5x ASCII, 0.8x non-ASCII) and peak RSS over the file size
+peak RSS and CPU time are its own; the outputs are compared byte for byte once. Prints per profile: the
+file size, the medians, the ratio inspector/Ruby (targets: 0.5x ASCII, 0.8x non-ASCII), the same ratio of
+CPU time (user + system: steadier than wall time on a busy machine) and peak RSS over the file size
 (target: 3x).
+
+The package's bytecode is compiled first: with PYTHONDONTWRITEBYTECODE set (as in the shared sessions) a
+module edited since its .pyc was written is compiled again by every run, which times the compiler.
 """
 
 from __future__ import annotations
@@ -27,8 +31,8 @@ ENV_KEYS = ("FULL_TOOL_CALLS", "FULL_TOOL_OUTPUTS", "MAX_TOOL_CALLS", "MAX_TOOL_
 TARGETS = {"ascii": 0.5, "mixed": 0.8}
 
 
-def timed(command: list[str], out: Path, env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one whole process writing to ``out``."""
+def timed(command: list[str], out: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one whole process writing to ``out``."""
     with out.open("wb") as sink:
         start = time.perf_counter()
         proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.PIPE, env=env)
@@ -36,7 +40,7 @@ def timed(command: list[str], out: Path, env: dict[str, str]) -> tuple[float, fl
         spent = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{command[:3]} failed: {proc.stderr.read().decode()[-400:] if proc.stderr else ''}")
-    return spent, usage.ru_maxrss / 1024
+    return spent, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -48,6 +52,7 @@ def main() -> None:
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
     env["PYTHONPATH"] = str(ROOT)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "inspector")], check=True, capture_output=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for profile in ("ascii", "mixed"):
@@ -62,19 +67,21 @@ def main() -> None:
             size = chat.stat().st_size / (1 << 20)
             ours, ruby, peaks = [], [], []
             for _ in range(args.runs):
-                spent, peak = timed(
+                spent, cpu, peak = timed(
                     [sys.executable, "-m", "inspector", "prepare", str(chat), "--no-scout-config"],
                     folder / "ours.out",
                     env,
                 )
-                ours.append(spent)
+                ours.append((spent, cpu))
                 peaks.append(peak)
-                ruby.append(timed(["ruby", args.oracle, str(chat)], folder / "ruby.out", env)[0])
+                ruby.append(timed(["ruby", args.oracle, str(chat)], folder / "ruby.out", env)[:2])
             same = (folder / "ours.out").read_bytes() == (folder / "ruby.out").read_bytes()
-            mine, theirs = statistics.median(ours), statistics.median(ruby)
+            mine, theirs = (statistics.median(t[0] for t in runs) for runs in (ours, ruby))
+            mine_cpu, theirs_cpu = (statistics.median(t[1] for t in runs) for runs in (ours, ruby))
             print(
                 f"{profile}: {size:.1f} MiB, {args.messages:,} messages: prepare {mine:.2f} s, Ruby {theirs:.2f} s, "
-                f"ratio {mine / theirs:.2f} (target {TARGETS[profile]}); peak RSS {max(peaks):.0f} MiB = "
+                f"ratio {mine / theirs:.2f} (target {TARGETS[profile]}; CPU {mine_cpu:.2f} s / {theirs_cpu:.2f} s = "
+                f"{mine_cpu / theirs_cpu:.2f}); peak RSS {max(peaks):.0f} MiB = "
                 f"{max(peaks) / size:.1f}x the file (target 3x); output {'identical' if same else 'DIFFERS'}"
             )
 

@@ -66,14 +66,6 @@ def window(text: str) -> int:
     return int(text)
 
 
-def add_at(parser: ArgumentParser) -> None:
-    parser.add_argument(
-        "--at",
-        metavar="N",
-        help="the chat as it stood just before model call N (1-based, or 'last'); see the calls command",
-    )
-
-
 def call_rows(
     history: ChatHistory,
     context_window: int | None = None,

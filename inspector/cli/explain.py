@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from inspector.core.inspection import Inspection
 from inspector.core.present.export import EXPLAIN_FORMATS, explain_chunks
 
-from .calls import add_at, add_tokenizer, window
-from .output import EXIT_OK, emit, scout_error
+from .calls import add_tokenizer, window
+from .output import EXIT_OK, add_at, emit, scout_error
 
 if TYPE_CHECKING:
     from inspector.core.analysis.audit import AuditFinding

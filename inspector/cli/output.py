@@ -80,6 +80,15 @@ def _is_terminal() -> bool:
         return False
 
 
+def add_at(parser: ArgumentParser) -> None:
+    """``--at N`` (prepare, explain, why): here, not in the calls command's module, which `prepare` need not import."""
+    parser.add_argument(
+        "--at",
+        metavar="N",
+        help="the chat as it stood just before model call N (1-based, or 'last'); see the calls command",
+    )
+
+
 def to_json(data: Any) -> str:
     from inspector.core.present.export import json_text  # here: `prepare` does not need the report modules
 

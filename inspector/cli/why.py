@@ -12,8 +12,7 @@ from inspector.core.present.cells import cell
 from inspector.core.present.sanitize import one_line
 from inspector.core.present.wording import no_single_value
 
-from .calls import add_at
-from .output import emit, note, scout_error, to_json
+from .output import add_at, emit, note, scout_error, to_json
 
 if TYPE_CHECKING:
     from inspector.core.calls.history import ChatHistory

@@ -10,6 +10,7 @@ import json
 import math
 import re
 from collections.abc import Iterator
+from itertools import chain
 from json.encoder import encode_basestring  # the C escaper: raw UTF-8, \uXXXX only below 0x20
 from typing import Any
 
@@ -214,11 +215,26 @@ _MSGSPEC_ENCODE = msgspec.json.Encoder().encode
 ORJSON_FROM = 16 << 20
 
 
-def dumps_messages_bytes(messages: list[dict[str, Any]], encode: Any = None) -> bytes:
+def _text_only(messages: list[dict[str, Any]]) -> bool:
+    """True when every message maps strings to strings (most prompts): plain, and holding no number at all.
+    Checked in C (``_plain`` per message costs more than writing it)."""
+    try:
+        keys = set(map(type, chain.from_iterable(messages)))
+        values = set(map(type, chain.from_iterable(map(dict.values, messages))))
+    except TypeError:  # a message that is not a dict
+        return False
+    return keys <= _STR and values <= _STR
+
+
+_STR = {str}
+
+
+def dumps_messages_bytes(messages: list[dict[str, Any]], encode: Any = None, text_only: bool = False) -> bytes:
     """``JSON.generate`` of a list of message mappings, fast when no value needs Ruby's float forms.
 
-    ``encode``: the fast encoder for plain values (default orjson's)."""
-    if all(_plain(m) for m in messages):
+    ``encode``: the fast encoder for plain values (default orjson's); ``text_only``: the caller found every
+    message to map strings to strings (``_text_only``)."""
+    if text_only or all(_plain(m) for m in messages):
         try:
             written: bytes = (encode or _orjson_dumps())(messages)
             return written
@@ -248,7 +264,8 @@ def dumps_messages_chunks(messages: list[dict[str, Any]], end: bytes = b"") -> I
 
     What would raise is found before the first piece, so nothing is written when it does.
     """
-    if any(has_nonfinite(m) for m in messages):
+    text_only = _text_only(messages)
+    if not text_only and any(has_nonfinite(m) for m in messages):
         yield dumps_messages_bytes(messages) + end  # raises RubyJSONError as JSON.generate does
         return
     if json_bytes.used:  # some text read had escaped surrogates or invalid bytes: one may be written
@@ -261,7 +278,7 @@ def dumps_messages_chunks(messages: list[dict[str, Any]], end: bytes = b"") -> I
     for start in range(0, len(messages), CHUNK_MESSAGES):
         if written >= ORJSON_FROM and encode is _MSGSPEC_ENCODE:
             encode = _orjson_dumps()
-        piece = dumps_messages_bytes(messages[start : start + CHUNK_MESSAGES], encode)
+        piece = dumps_messages_bytes(messages[start : start + CHUNK_MESSAGES], encode, text_only)
         written += len(piece)
         yield (b"," + piece[1:-1]) if start else piece[1:-1]
     yield b"]" + end
@@ -325,6 +342,11 @@ def too_deep(text: str, value: Any, limit: int = MAX_NESTING) -> bool:
     """
     if text.count("[") + text.count("{") <= limit:
         return False  # cheap bound: cannot nest deeper than the brackets it holds
+    return nested_past(value, limit)
+
+
+def nested_past(value: Any, limit: int = MAX_NESTING) -> bool:
+    """True when the decoded ``value`` holds an array or object at a level past ``limit`` (itself at 1)."""
 
     def depth(item: Any, level: int) -> bool:
         if level > limit:

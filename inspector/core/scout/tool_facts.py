@@ -514,7 +514,7 @@ class ToolFacts:
         return min(bisect_left(self.prefix, budget, 0, stop + 1), stop)
 
 
-_BRACE, _QUOTE = memoryview(b"{"), memoryview(b'"')  # the first byte of a value: an object, a string
+_QUOTE = memoryview(b'"')  # the first byte of a value that is a string
 
 
 def _scan(messages: Any, indices: Any) -> Any:
@@ -530,6 +530,9 @@ def _scan(messages: Any, indices: Any) -> Any:
     idents: list[tuple[object, object]] = []  # (name, id) as tool_identity reads them, from the first reading
     ident_append = idents.append
     check = _IDENTITY.decode
+    check_call = _CALL_IDENTITY.decode
+    shape: Any  # an _Identity, or a call's _CallIdentity
+    small = 2 * rubyjson.MAX_NESTING
     careful_parse = rubyjson.parse
     tool_roles = _TOOL_ROLES
     # RecursionError: nested past the decoder's own depth (~1000), far past JSON.parse's 100: the careful path
@@ -620,18 +623,39 @@ def _scan(messages: Any, indices: Any) -> Any:
                 # the common case: strict JSON holding an object (checked whole, only name and id built);
                 # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
                 # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
-                shape = check(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+                data = content if content.isascii() else content.encode("utf-8", "surrogatepass")
+                if kind == CALL:
+                    try:
+                        shape = check_call(data)  # arguments as an object, their values raw
+                    except msgspec.ValidationError:
+                        shape = check(data)  # arguments of another type: kept raw
+                else:
+                    shape = check(data)
             except strict_errors:
                 pass
             else:
-                if _may_nest_too_deep(content, shape.content if kind == OUTPUT else shape.arguments):
+                # (a message of a few hundred bytes, or an output whose content is a string and little
+                # else, cannot nest that deep: see _may_nest_too_deep, here in line)
+                large = len(data) > small
+                if kind == OUTPUT:
+                    main = shape.content
+                    # shortening cannot raise on an output's string content
+                    risky = memoryview(main)[:1] != _QUOTE
+                    too_deep = (
+                        large and (risky or len(data) - len(main) > small) and _may_nest_too_deep(data, (main,), 2)
+                    )
+                else:
+                    arguments = shape.arguments
+                    if type(arguments) is dict:
+                        too_deep = large and _may_nest_too_deep(data, arguments.values(), 3)
+                        risky = False  # nor on an object of arguments
+                    else:
+                        too_deep = large and _may_nest_too_deep(data, (arguments,) if arguments is not None else (), 2)
+                        risky = True
+                if too_deep:
                     careful(index, kind, content)  # JSON.parse raises NestingError: the careful path says so
                     continue
-                # shortening cannot raise on an object of arguments, or on an output's string content
-                if kind == CALL:
-                    risk_append(memoryview(shape.arguments)[:1] != _BRACE)
-                else:
-                    risk_append(memoryview(shape.content)[:1] != _QUOTE)
+                risk_append(risky)
                 # tool_identity of the keys kept (names repeat: one string each)
                 name = shape.name
                 if type(name) is str:
@@ -651,26 +675,72 @@ def _scan(messages: Any, indices: Any) -> Any:
 NESTING_MESSAGE = f"nesting of {rubyjson.MAX_NESTING + 1} is too deep"  # Ruby's json 2.6.1, word for word
 
 
-def _may_nest_too_deep(content: str, main: msgspec.Raw) -> bool:
-    """Whether strict JSON ``content`` nests arrays and objects past JSON.parse's max_nesting.
+def _may_nest_too_deep(data: str | bytes, inner: Any, level: int) -> bool:
+    """Whether strict JSON ``data`` (ASCII text, or UTF-8 bytes) holding an object nests arrays and objects
+    past JSON.parse's max_nesting, as ``rubyjson.too_deep`` reads its decoded value (a key given twice: its
+    last value), mostly without reading it again.
 
-    Cheap bounds first: it cannot with 100 brackets or fewer, and those inside the message's main
-    string (an output's content, ``main``) do not nest, which leaves a code listing's brackets out
-    without decoding it. Only what is left is decoded and measured."""
+    ``inner``: the raw values at ``level`` that hold most of the message (an output's content at 2, a call's
+    arguments at 3). n nested containers take 2n brackets: the bytes outside them are mostly a few dozen,
+    too few to nest past the limit, and then only ``inner`` is looked into (see ``_nests_past``)."""
     limit = rubyjson.MAX_NESTING
-    brackets = content.count("[") + content.count("{")
-    if brackets <= limit:
+    size = len(data)
+    if size <= 2 * limit:
         return False
-    text = bytes(main)
-    if text[:1] == b'"':
-        brackets -= text.count(b"[") + text.count(b"{")
-        if brackets <= limit:
-            return False
+    budget = [2 * size + _SPARE]
+    inner = list(inner)
+    found: bool | None = False
+    if size - sum(map(len, inner)) > 2 * limit:  # much besides them: walk the whole object
+        found = _nests_past(data.encode() if type(data) is str else data, 1, budget)
+    else:
+        for value in inner:
+            found = _nests_past(value, level, budget)
+            if found is not False:
+                break
+    if found is None:  # the walk gave up: decoded whole, as before
+        try:
+            whole = msgspec.json.decode(data)
+        except (msgspec.DecodeError, RecursionError):
+            return True  # valid (the strict check passed), so refused only for its depth, far past 100
+        return rubyjson.nested_past(whole)
+    return found
+
+
+_SPARE = 1 << 16  # bytes a walk may decode besides twice the message's own before it gives up (_nests_past)
+_OPENERS = (ord("["), ord("{"))
+
+
+def _nests_past(raw: Any, level: int, budget: list[int]) -> bool | None:
+    """Whether the valid JSON value ``raw`` (bytes), standing at ``level`` (the top object at 1), holds a
+    container at a level past JSON.parse's max_nesting. Only the containers too large to rule out by their
+    size are decoded, one level at a time (their members raw): a text's brackets are never counted.
+
+    ``budget``: bytes left to decode, shared by the walk. A value nested deep with much text at every level
+    would be decoded again at each; past the budget the walk gives up (None)."""
+    limit = rubyjson.MAX_NESTING
+    size = len(raw)
+    if size < 2:  # a digit, or nothing (a key not given)
+        return False
+    with memoryview(raw) as view:
+        first = view[0]
+    if first not in _OPENERS:  # a string, a number, a literal
+        return False
+    if level > limit:
+        return True
+    if level + size // 2 - 1 <= limit:  # n nested containers take 2n bytes
+        return False
+    budget[0] -= size
+    if budget[0] < 0:
+        return None
     try:
-        value = msgspec.json.decode(content)
-    except (msgspec.DecodeError, RecursionError):
-        return True  # valid (the strict check passed), so refused only for its depth, far past 100
-    return rubyjson.too_deep(content, value)
+        members: Any = (_RAW_VALUES if first == _OPENERS[1] else _RAW_ITEMS).decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+    for member in members.values() if type(members) is dict else members:
+        found = _nests_past(member, level + 1, budget)
+        if found is not False:
+            return found
+    return False
 
 
 class _Identity(msgspec.Struct):
@@ -686,6 +756,20 @@ class _Identity(msgspec.Struct):
 
 
 _IDENTITY = msgspec.json.Decoder(_Identity)
+
+
+class _CallIdentity(msgspec.Struct):
+    """``_Identity`` of a call whose arguments are an object (or null, or not given): its values raw, so
+    that the nesting check need not read them again (see ``_may_nest_too_deep``)."""
+
+    name: object = None
+    id: object = None
+    function: object = None
+    call_id: object = None
+    arguments: dict[str, msgspec.Raw] | None = None
+
+
+_CALL_IDENTITY = msgspec.json.Decoder(_CallIdentity)
 
 
 class _Infinite(Exception):
@@ -720,6 +804,7 @@ def _has_infinite(content: str) -> bool:
 
 
 _RAW_VALUES = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_RAW_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
 
 
 _RISKY_LOCK = threading.Lock()

@@ -266,6 +266,8 @@ def _build(data: Any, path: str | None, text: Any, single: Any = None) -> Chat:
         kinds: dict[type, str] = {dict: "an object", str: "a string"}
         kind = kinds.get(type(data), type(data).__name__)
         raise InputError(f"expected a JSON array of messages, found {kind}", path, 1)
+    if set(map(type, data)) <= _DICT:  # every element an object (checked in C): no loop in Python
+        return Chat(list(map(Message, data)), path=path, format=NAME, locator=_Locator(text, single))
     messages = []
     for index, item in enumerate(data):
         if not isinstance(item, dict):
@@ -274,6 +276,9 @@ def _build(data: Any, path: str | None, text: Any, single: Any = None) -> Chat:
             raise InputError(f"message {index} is {kind}, not an object with role and content", path, line)
         messages.append(Message(item))
     return Chat(messages, path=path, format=NAME, locator=_Locator(text, single))
+
+
+_DICT = {dict}
 
 
 class _Locator:
