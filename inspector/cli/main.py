@@ -330,6 +330,8 @@ def _run_command(args: argparse.Namespace) -> int:
             from inspector.core.calls.history import ChatHistory
 
             history = args.history = ChatHistory(source, setup)
+            if _KEPT_TO_EXIT is not None:
+                _KEPT_TO_EXIT.append(history)
             args.included = history.whole.chat.read_files  # -o never replaces them
             if args.command == "calls":
                 for warning in history.whole.thresholds.warnings:
@@ -341,6 +343,8 @@ def _run_command(args: argparse.Namespace) -> int:
         else:
             inspection = open_inspection(source, setup)
         args.included = [*getattr(args, "included", ()), *inspection.chat.read_files]  # -o never replaces them
+        if _KEPT_TO_EXIT is not None:
+            _KEPT_TO_EXIT.append(inspection)
         for warning in inspection.thresholds.warnings:
             warn(warning)
         command = command_module(args.command)
@@ -391,15 +395,24 @@ def _run_app(args: argparse.Namespace) -> int:
     return fail(error, code) if error else code
 
 
+# The chat a headless command read, held until os._exit (entry): freed as the command returned, a large
+# chat's objects cost tens of milliseconds to free one by one. None: main called in a process that goes on.
+_KEPT_TO_EXIT: list[object] | None = None
+
+
 def entry() -> None:
     """The console script: after a headless command, exit without tearing down every object.
 
     A large chat is hundreds of MB of Python objects; freeing them one by one at exit
     costs more than the output took to write, and nothing is left to clean up.
     """
+    global _KEPT_TO_EXIT
     argv = sys.argv[1:]
+    headless = bool(argv) and argv[0] in COMMANDS
+    if headless:
+        _KEPT_TO_EXIT = []
     code = main(argv)
-    if argv and argv[0] in COMMANDS:
+    if headless:
         try:
             sys.stdout.flush()
             sys.stderr.flush()

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from inspector.core.errors import UsageError
 from inspector.core.io.printers import PRINTERS, render_chunks
-from inspector.core.peers.plan import PeerPlan
 
 from .output import EXIT_OK, add_at, emit, scout_error
 
@@ -36,7 +35,7 @@ def run(args: Namespace, inspection: Inspection) -> int:
     prompt = inspection.prompt()
     if prompt.error is not None:
         return scout_error(args, prompt.describe_error())
-    if isinstance(prompt.planner, PeerPlan):  # another framework's policy: written its own way
+    if inspection.setup.policy is not None:  # another framework's policy: written its own way
         from inspector.core.present.export import prepared_chunks
 
         emit(args, prepared_chunks(prompt, args.format))  # the format and the error are checked above

@@ -12,12 +12,10 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspector.core.io.formats import load_chat
 from inspector.core.model import Chat, Message
-from inspector.core.peers.plan import PeerPlan
-from inspector.core.peers.registry import Counts, PolicySettings
-from inspector.core.peers.wire import Conversation, conversation_of
 from inspector.core.scout import versions
 from inspector.core.scout.inbox import InboxReading, read_inbox
 from inspector.core.scout.prepare import Prompt, prepare_prompt
@@ -28,6 +26,10 @@ from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
 from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 from inspector.core.scout.tool_facts import ToolFacts
 from inspector.core.setup import ChatSource, Setup
+
+if TYPE_CHECKING:  # the other frameworks' policies are imported where one is used: scout-ai's plans need none
+    from inspector.core.peers.registry import Counts, PolicySettings
+    from inspector.core.peers.wire import Conversation
 
 
 class _Shared:
@@ -166,11 +168,16 @@ class Inspection:
     def conversation(self) -> Conversation:
         """The chat in the Chat Completions shape the other libraries take (built once per chat)."""
         if self._shared.conversation is None:
+            from inspector.core.peers.wire import conversation_of
+
             self._shared.conversation = conversation_of(self.chat)
         return self._shared.conversation
 
     def policy_prompt(self, settings: PolicySettings) -> Prompt:
         """The plan of another framework's policy with these settings (the analyses' trials vary them)."""
+        from inspector.core.peers.plan import PeerPlan
+        from inspector.core.peers.registry import Counts
+
         if self._shared.counts is None:
             self._shared.counts = Counts()
         plan = PeerPlan(self.conversation(), settings, self._shared.counts)

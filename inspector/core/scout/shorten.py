@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from hashlib import md5
+try:  # the interpreter's own MD5: hashlib would load OpenSSL first (a short `prepare` pays for that import)
+    from _md5 import md5  # type: ignore[import-not-found]  # a private CPython module without stubs
+except ImportError:  # an interpreter built without it
+    from hashlib import md5
 
 FP_MAX_STRING = 150
 DEFAULT_SHORT_STRING_LENGTH = 200

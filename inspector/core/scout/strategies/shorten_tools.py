@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from itertools import compress
 from typing import Any, NamedTuple
 
 from inspector.core.errors import ScoutError
@@ -373,17 +374,17 @@ class ShortenToolsPlan:
         if self.error is not None:
             return []
         facts = self.facts
-        out = []
-        for index, message in enumerate(facts.messages):
-            p = facts.position.get(index)
-            if p is None:
-                out.append(message)
-                continue
-            state = self.state[p]
-            if state == KEEP:
-                out.append(message)
-            elif state == CUT:
-                out.append(message.with_content(facts.short_text[p]))
+        state, order = self.state, facts.order
+        # every message as it was, then the cut ones replaced and the dropped ones left out: passes in C over
+        # the tool positions' states (a prompt of 20,000 messages is written after this)
+        out = list(facts.messages)
+        for p in compress(range(len(state)), map(CUT.__eq__, state)):
+            out[order[p]] = out[order[p]].with_content(facts.short_text[p])
+        if DROP in state:
+            keep = bytearray(b"\x01") * len(out)
+            for index in compress(order, map(DROP.__eq__, state)):
+                keep[index] = 0
+            out = list(compress(out, keep))
         return out
 
     def origins(self) -> list[int]:
