@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import replace
 from itertools import accumulate, chain, compress, count, repeat
@@ -21,6 +22,8 @@ from typing import Any, NamedTuple
 from inspector.core import tokens
 from inspector.core.peers.outcome import Outcome, PolicyRaises
 from inspector.core.peers.wire import Item, WireCall
+
+_FLAGGED = Item("tool", None, -1).cleared(None).extra  # the mark every cleared copy shares
 
 TOOL_RESULT_REMOVED = "(Tool result removed)"
 MEMORY_TOOL = "memory"
@@ -68,6 +71,7 @@ class InspectCounter:
         self._closed: dict[str, int] = {}
         self._open: dict[str, int] = {}  # a list's last piece: counted at every call the list ends there
         self._copies: dict[int, tuple[Item, Item]] = {}  # results cleared by CompactionEdit, by original
+        self.copy_of: dict[Item, Item] = {}  # the same, by the item itself (and each copy is its own)
         self.chat: list[Item] = []  # the chat replayed, its messages' positions and its state after each
         self.where: dict[Item, int] = {}  # by the item itself: items hash by identity
         self.chat_marks: list[tuple[int, str | None]] = [(0, None)]
@@ -76,6 +80,9 @@ class InspectCounter:
         self._unsent: tuple[dict[int, str], dict[int, str]] | None = None
         self._trim: TrimFacts | bool | None = None
         self._settles: bool | None = None  # the chat's: see ``edit_settles``
+        self._systems: int | None = None
+        self._unflagged: bool | None = None
+        self._uses: dict[tuple[Any, ...], _ChatUses] = {}  # the chat's: see ``uses_in_run``
         self.cleared_chat: list[Item] = []  # see ``clear_base``
         self.cleared_where: dict[Item, int] = {}
         self.cleared_marks: list[tuple[int, str | None]] = []
@@ -87,7 +94,8 @@ class InspectCounter:
         if self.is_chat(items):
             return
         self.chat, self.where, self._calls, self._per, self._unsent, self._trim = [], {}, None, None, None, None
-        self._settles = None
+        self._settles, self._systems, self._unflagged = None, None, None
+        self._uses = {}
         self.cleared_chat, self.cleared_where, self.cleared_marks = [], {}, []
         running = Running(self)
         running.extend(items)
@@ -98,6 +106,20 @@ class InspectCounter:
         identity, in C (an equal copy of a message would not be found in ``where``, and ``calls`` takes the
         chat's positions for the plan's)."""
         return items is self.chat or (len(self.chat) == len(items) and all(map(is_, self.chat, items)))
+
+    def unflagged(self) -> bool:
+        """Whether no message of the chat ``base`` took is marked cleared: a message the strategies make
+        keeps the marks of the one it was made from (``replace``), or is a cleared copy (``Item.cleared``,
+        whose mark is one shared dict), so those are then the only ones marked."""
+        if self._unflagged is None:
+            self._unflagged = not any(map(_CLEARED_FLAG, map(_EXTRA, self.chat)))
+        return self._unflagged
+
+    def systems(self) -> int:
+        """How many system messages the chat ``base`` took holds."""
+        if self._systems is None:
+            self._systems = list(map(_ROLE, self.chat)).count("system")
+        return self._systems
 
     def calls(self) -> tuple[list[int], list[int]]:
         """Where react() calls the handler in the chat (before each assistant message but the first
@@ -158,6 +180,32 @@ class InspectCounter:
             self._settles = len(self.where) == len(items) and settles(items)
         return self._settles
 
+    def uses_in_run(self, view: list[Item], start: int, exclude: Any) -> list[tuple[int, WireCall, int]] | None:
+        """``_walk(view, start)`` when ``view[start:]`` is a run of the chat's own messages and the result of
+        each call in it is in it too (None: otherwise): the chat's uses there, moved to the view's positions."""
+        size = len(view)
+        if start >= size:
+            return []
+        chat = self.chat
+        a = self.where.get(view[start])
+        n = size - start
+        if a is None or a + n > len(chat) or not all(map(is_, view[start:], chat[a : a + n])):
+            return None
+        key = tuple(exclude) if exclude else ()
+        table = self._uses.get(key)
+        if table is None:
+            if len(self._uses) > 16:
+                self._uses.clear()
+            table = self._uses[key] = _ChatUses(chat, exclude)
+        if not table.sound:
+            return None
+        low, high = bisect_left(table.at, a), bisect_left(table.at, a + n)
+        if high > low and table.reach[high - 1] >= a + n:  # a result past the run: the walk finds none
+            return None
+        part = table.uses[low:high]
+        shift = start - a
+        return part if not shift else [(i + shift, call, found + shift) for i, call, found in part]
+
     def call_ids(self, item: Item) -> frozenset[Any]:
         """The ids an assistant message calls, kept per message (CompactionTrim looks at each at every pass)."""
         found = self._ids.get(item)
@@ -206,6 +254,9 @@ class InspectCounter:
         found = self._copies.get(id(item))
         if found is None or found[0] is not item:
             found = self._copies[id(item)] = (item, item.cleared(TOOL_RESULT_REMOVED))
+            if len(self.copy_of) > 1 << 20:
+                self.copy_of.clear()
+            self.copy_of[item] = self.copy_of[found[1]] = found[1]
         return found[1]
 
     def summary(self, item: Item) -> Summary:
@@ -417,33 +468,104 @@ def settles(chat: list[Item]) -> bool:
     return True
 
 
-def edit(items: list[Item], s: dict[str, Any], settled: int = 0, counter: InspectCounter | None = None) -> Compacted:
+class _ChatUses:
+    """``_walk`` over a whole chat: its uses in order (``at``: their messages' positions; ``reach``: the
+    furthest result of the uses up to each), found with each call id's results' positions."""
+
+    def __init__(self, chat: list[Item], exclude: Any) -> None:
+        self.uses: list[tuple[int, WireCall, int]] = []
+        self.sound = True
+        results: dict[Any, list[int]] = {}
+        try:
+            for k, item in enumerate(chat):
+                if item.role == "tool":
+                    results.setdefault(item.call_id, []).append(k)
+            for k in compress(count(), map(_CALLS, chat)):
+                if chat[k].role != "assistant":
+                    continue
+                for call in chat[k].calls:
+                    if call.name == "tool_search" or (exclude and call.name in exclude):
+                        continue
+                    places = results.get(call.id, ())
+                    n = bisect_left(places, k + 1)
+                    if n < len(places):
+                        self.uses.append((k, call, places[n]))
+        except TypeError:  # an id that cannot be looked up in a dict
+            self.sound, self.uses = False, []
+        self.at = list(map(_FIRST, self.uses))
+        self.reach = list(accumulate(map(_THIRD, self.uses), max))
+
+
+class Walked:
+    """What CompactionEdit's last pass found from where it settled: the uses there (message, call, result
+    positions in its result) and that result's length. The next pass, on that result with messages
+    appended, finds the same uses there again (see ``edit``): only the messages appended are walked."""
+
+    def __init__(self) -> None:
+        self.uses: list[tuple[int, WireCall, int]] = []
+        self.end = 0
+        self.settled = 0  # where that pass settled: its uses are those from there on
+
+
+def _walk(result: list[Item], start: int, exclude: Any, uses: list[tuple[int, WireCall, int]]) -> None:
+    """The uses from ``start`` on, as the library finds them: each call (but tool_search and those excluded)
+    of each assistant message, with the first result after it that answers it."""
+    size = len(result)
+    for i in compress(count(start), map(_CALLS, result[start:])):  # the messages with calls, found in C
+        item = result[i]
+        if item.role != "assistant":
+            continue
+        after = result[i + 1] if i + 1 < size else None  # mostly the result right after its call
+        answers = after is not None and after.role == "tool"
+        for call in item.calls:
+            if call.name == "tool_search" or (exclude and call.name in exclude):
+                continue
+            if answers and after.call_id == call.id:  # type: ignore[union-attr]
+                found: int | None = i + 1
+            else:
+                found = next(
+                    (j for j in range(i + 1, size) if result[j].role == "tool" and result[j].call_id == call.id),
+                    None,
+                )
+            if found is not None:
+                uses.append((i, call, found))
+
+
+def edit(
+    items: list[Item],
+    s: dict[str, Any],
+    settled: int = 0,
+    counter: InspectCounter | None = None,
+    walked: Walked | None = None,
+    in_place: bool = False,
+) -> Compacted:
     """``CompactionEdit.compact``: clear all but the newest ``keep_tool_uses`` tool results.
 
     Before ``settled`` every tool use is cleared already and none has its result after it: a pass from
     there clears what a pass over the whole view would (the newest uses are all after it) and leaves the
     messages before it as they are, a cleared result being cleared again to the same text. That holds for
-    the views of a chat ``settles`` accepts; for any other the handler passes 0."""
-    result = list(items)
+    the views of a chat ``settles`` accepts; for any other the handler passes 0.
+
+    ``walked``: what the last pass found from ``settled`` on, when ``items`` is its result with messages
+    appended. On those views a message before that result's end keeps its calls and the results it had
+    then (each result comes before the next assistant message, and a view ends before one): a walk over
+    them would find the same uses at the same positions, a cleared result being found as its copy.
+    ``in_place``: ``items`` is the caller's to give away (the handler's view, replaced by the result)."""
+    result = items if in_place else list(items)
     exclude = s["exclude_tools"]
     uses: list[tuple[int, WireCall, int]] = []
     size = len(result)
-    for i in range(settled, size):
-        item = result[i]
-        if item.role == "assistant" and item.calls:
-            for call in item.calls:
-                if call.name == "tool_search" or (exclude and call.name in exclude):
-                    continue
-                after = result[i + 1] if i + 1 < size else None  # mostly the result right after its call
-                if after is not None and after.role == "tool" and after.call_id == call.id:
-                    found: int | None = i + 1
-                else:
-                    found = next(
-                        (j for j in range(i + 1, size) if result[j].role == "tool" and result[j].call_id == call.id),
-                        None,
-                    )
-                if found is not None:
-                    uses.append((i, call, found))
+    start = settled
+    appended = None
+    if walked is not None and settled <= walked.end <= size:
+        uses = list(walked.uses) if settled == walked.settled else [use for use in walked.uses if use[0] >= settled]
+        start = walked.end
+        if counter is not None:
+            appended = counter.uses_in_run(result, start, exclude)
+    if appended is not None:
+        uses.extend(appended)
+    else:
+        _walk(result, start, exclude, uses)
     keep = s["keep_tool_uses"]
     if keep > 0 and len(uses) > keep:
         clear = uses[:-keep]
@@ -455,6 +577,12 @@ def edit(items: list[Item], s: dict[str, Any], settled: int = 0, counter: Inspec
     kept = uses[len(clear) :]
     following = kept[0][0] if kept else max((ti for _, _, ti in uses), default=settled - 1) + 1
     removed = 0
+    if counter is not None and s["keep_tool_inputs"] and clear:
+        # each result's cleared copy looked up in C (the same copy every time: its count is remembered)
+        places = list(map(_THIRD, clear))
+        for ti, copy in zip(places, list(map(counter.copy_of.get, map(result.__getitem__, places)))):
+            result[ti] = copy if copy is not None else counter.cleared(result[ti])
+        clear = []
     for ai, call, ti in reversed(clear):
         if s["keep_tool_inputs"]:
             done = result[ti]
@@ -479,11 +607,19 @@ def edit(items: list[Item], s: dict[str, Any], settled: int = 0, counter: Inspec
             result[ai] = replace(owner, calls=calls, content=parts)
     following -= removed
     if s["memory"]:
-        result[settled:] = _memory_cleared(result[settled:], counter)
+        # what the last pass left is left as it is again (its memory calls cleared, its results copies)
+        result[start:] = _memory_cleared(result[start:], counter)
     while result and result[-1].role == "assistant":
         result.pop()
     # trailing assistant messages popped may reach into the settled ones: what is appended next starts there
-    return result, settled, min(max(settled, following), len(result))
+    following = min(max(settled, following), len(result))
+    if walked is not None:
+        # a walk from ``following`` finds the uses kept, and those cleared in the message of the oldest one
+        # kept (their results cleared, not deleted: the handler passes ``walked`` only when inputs are kept);
+        # none popped (a trailing assistant message's calls have no result in its view)
+        walked.uses = uses[bisect_left(uses, following, key=_FIRST) :]  # uses are in their messages' order
+        walked.end, walked.settled = len(result), following
+    return result, settled, following
 
 
 def trim(items: list[Item], s: dict[str, Any], settled: int = 0, counter: InspectCounter | None = None) -> Compacted:
@@ -609,6 +745,19 @@ class TrimFacts:
                 flawed[k] = True
         self.flaws = [0, *accumulate(flawed)]
         self.memory = [0, *accumulate(m is not n for m, n in zip(chat, _memory_cleared(chat, counter)))]
+        self.systems = [0, *accumulate(map(_SYSTEM, map(_ROLE, chat)))]
+        self.assistant = [m.role == "assistant" for m in chat]
+
+
+class TrimRuns(NamedTuple):
+    """CompactionTrim's view as ``Handler._run_runs`` takes it: ``head + chat[a:b] + chat[c:seen]``."""
+
+    head: list[Item]
+    head_state: tuple[int, str | None]  # the count state after the head
+    a: int
+    b: int
+    c: int
+    state: tuple[int, str | None]  # the view's
 
 
 STRATEGIES: dict[str, Callable[[list[Item], dict[str, Any], int, InspectCounter | None], Compacted]] = {
@@ -635,13 +784,14 @@ class Handler:
         # most the system messages and the input (``shared``), so only their states are worth keeping
         self.follows_settled = kind == "edit"
         self.settled_state: tuple[int, str | None] = (0, None)
+        self.walked = Walked()  # what the last pass found from where it settled (see ``edit``)
         # whether it may (``settles``), for the messages last given; a prefix put back (its results cleared, its
         # calls memory-cleared) sits beside its copies: from then on only if that view settles too
         self.chat_settles: tuple[list[Item], bool] | None = None
         self.view_settles = True
         if self.follows_settled:
             counter.clear_base()
-        self.limit = 0 if self.follows_settled else len(prefix) + list(map(_ROLE, counter.chat)).count("system")
+        self.limit = 0 if self.follows_settled else len(prefix) + counter.systems()
         self.view = counter.running(self.limit)  # the count of ``compacted``, kept as it grows
         self.fired: list[tuple[int, int, int]] = []  # (messages seen, tokens before, tokens after) per compaction
         self.last_total = 0
@@ -698,12 +848,179 @@ class Handler:
         marks = self.counter.chat_marks
         cutoff = self._cutoff()
         i, size = 0, len(at)
+        runs = self._runs_possible(messages)
+        due = runs  # look for the shape ``_run_runs`` takes: after the first call, then after each compaction
         while i < size:
+            if due and self.seen:
+                due = False
+                shape = self._as_runs()
+                if shape is not None:
+                    i = self._run_runs(shape, i, cutoff)
+                    continue
             closed, chunk = marks[self.seen]
             if self.view.chunk is chunk or self.view.chunk == chunk:
                 i = _first_at_least(raws, cutoff - (self.view.closed - closed), i)
+            fired = len(self.fired)
             self.compact_input(messages, at[i])
             i += 1
+            due = due or (runs and len(self.fired) > fired)
+
+    # -- CompactionTrim on runs of the chat -------------------------------------------------------
+    # Once trimmed, CompactionTrim's view is its head (the system messages and the input up to the first user
+    # message) then a run of the chat's own messages: ``chat[a:b]``, then ``chat[c:seen]`` once a trailing
+    # assistant message was popped (b < c). A pass over it is then the run ``TrimFacts`` settles from the chat's
+    # facts, and the view's count the head's then the chat's running sums: each compaction takes a few steps
+    # instead of passes over the view's messages (a 20,000-message chat compacts hundreds of times). Any
+    # other shape, or a pass the facts do not settle, is left to ``compact_input`` (the view written out).
+    def _runs_possible(self, messages: list[Item]) -> bool:
+        preserve = self.settings.get("preserve")
+        return (
+            self.strategy is trim
+            and isinstance(preserve, (int, float))
+            and 0 <= preserve <= 1
+            and self.counter.is_chat(messages)
+            and self.counter.trim_facts() is not None
+        )
+
+    def _as_runs(self) -> TrimRuns | None:
+        """The view as a head and a run of the chat (None: another shape). The head ends at the view's first
+        user message and holds its system messages first; the run holds none; the head keeps the input
+        react() keeps and clearing the memory tool's content leaves it as it is."""
+        counter, view = self.counter, self.compacted
+        roles = list(map(_ROLE, view))
+        if "user" not in roles:
+            return None
+        q = roles.index("user") + 1
+        systems = roles.count("system")
+        if roles[:systems] != ["system"] * systems or "system" in roles[systems:]:
+            return None
+        head, rest = view[:q], view[q:]
+        chat = counter.chat
+        if rest:
+            a = counter.where.get(rest[0])
+            if a is None or a + len(rest) > self.seen or not all(map(is_, rest, chat[a : a + len(rest)])):
+                return None
+            b = a + len(rest)
+        else:
+            a = b = self.seen
+        if not set(head).issuperset(self.prefix):  # items hash by identity
+            return None
+        if self.settings["memory"] and not all(map(is_, _memory_cleared(head, counter), head)):
+            return None
+        counted = Running(counter, limit=0)
+        counted.extend(head)
+        return TrimRuns(head, (counted.closed, counted.chunk), a, b, self.seen, (self.view.closed, self.view.chunk))
+
+    def _run_runs(self, shape: TrimRuns, i: int, cutoff: int) -> int:
+        """``run`` from call ``i`` while the view keeps its shape; where it would not, the view is written out
+        and the call it stopped at is returned (the size of the calls once done)."""
+        counter, threshold = self.counter, self.threshold
+        at, raws = counter.calls()
+        marks = counter.chat_marks
+        head, a, b, c, state = shape.head, shape.a, shape.b, shape.c, shape.state
+        size = len(at)
+        while i < size:
+            seen = self.seen
+            closed, chunk = state
+            mark = marks[seen]
+            if chunk is mark[1] or chunk == mark[1]:
+                i = _first_at_least(raws, cutoff - (closed - mark[0]), i)
+            count = at[i]
+            grown = self._appended(state, seen, count)
+            total = TOOL_TOKENS + self._tokens(grown)
+            if total > threshold:
+                done = self._trim_passes(shape, a, b, c, count, total)
+                if done is None:
+                    self._write_out(head, a, b, c, state)
+                    return i
+                a, b, grown, after = done
+                c = count
+                self.fired.append((count, total, after))
+            self.seen, self.last_total, state = count, total, grown
+            i += 1
+        self._write_out(head, a, b, c, state)
+        return size
+
+    def _trim_passes(
+        self, shape: TrimRuns, a: int, b: int, c: int, y: int, total: int
+    ) -> tuple[int, int, tuple[int, str | None], int] | None:
+        """``_perform`` on the view ``head + chat[a:b] + chat[c:y]``: the run kept, its count state and total
+        (None: a pass the chat's facts do not settle, or one that raises)."""
+        step = self._trim_step(a, b, c, y)
+        if step is None:
+            return None
+        first, end = step
+        state = self._appended(shape.head_state, first, end)
+        total = TOOL_TOKENS + self._tokens(state)
+        for _ in range(3):
+            if total <= self.threshold:
+                break
+            previous = total
+            step = self._trim_step(first, end, end, end)
+            if step is None:
+                return None
+            first, end = step
+            state = self._appended(shape.head_state, first, end)
+            total = TOOL_TOKENS + self._tokens(state)
+            if total >= previous:
+                break
+        if total > self.threshold:
+            return None
+        return first, end, state, total
+
+    def _trim_step(self, a: int, b: int, c: int, y: int) -> tuple[int, int] | None:
+        """``trim`` of ``head + chat[a:b] + chat[c:y]``: the result is the head then ``chat[first:end]``
+        (None: not a run the chat's facts settle)."""
+        facts = self.counter.trim_facts()
+        assert facts is not None
+        systems = facts.systems
+        if systems[b] != systems[a] or systems[y] != systems[c]:  # a system message would join the head
+            return None
+        before = b - a
+        start = int((before + y - c) * (1 - self.settings["preserve"]))
+        if start < before:
+            if b != c:  # the trimmed conversation holds the messages popped: not a run
+                return None
+            at = a + start
+        else:
+            at = c + start - before
+        if at >= y:  # nothing of the conversation is kept
+            return y, y
+        first = min(facts.next_turn[at], y)
+        if facts.flaws[y] != facts.flaws[first] or not (y == len(facts.turn) or facts.turn[y]):
+            return None
+        end = y - 1 if first < y and facts.assistant[y - 1] else y
+        if self.settings["memory"] and facts.memory[end] != facts.memory[first]:
+            return None
+        return first, end
+
+    def _appended(self, state: tuple[int, str | None], start: int, end: int) -> tuple[int, str | None]:
+        """The count state of a list in ``state`` with the chat's ``[start:end]`` appended: the chat's own sums
+        once the open chunk is the chat's own (after one message, mostly)."""
+        if start >= end:
+            return state
+        counter = self.counter
+        marks = counter.chat_marks
+        if state[1] is not marks[start][1]:
+            counted = Running(counter, [state], 0)
+            counted.extend(counter.chat[start : start + 1])
+            start += 1
+            if start == end or counted.chunk is not marks[start][1]:
+                counted.extend(counter.chat[start:end])
+                return counted.closed, counted.chunk
+            state = (counted.closed, counted.chunk)
+        return state[0] - marks[start][0] + marks[end][0], marks[end][1]
+
+    def _tokens(self, state: tuple[int, str | None]) -> int:
+        closed, chunk = state
+        return max(1, int((closed + (self.counter.open(chunk) if chunk is not None else 0)) * 1.1))
+
+    def _write_out(self, head: list[Item], a: int, b: int, c: int, state: tuple[int, str | None]) -> None:
+        """The view as ``compact_input`` keeps it: its messages, and its count with the states it starts from."""
+        chat = self.counter.chat
+        self.compacted = head + chat[a:b] + chat[c : self.seen]
+        self.view = self.counter.running(self.limit)
+        self.view.extend(self.compacted)
 
     def _cutoff(self) -> int:
         """The least raw count a call fires at (the count is ``max(1, int(raw * 1.1))``: rising with it)."""
@@ -718,7 +1035,16 @@ class Handler:
 
     def _pass(self, messages: list[Item], counted: Running) -> tuple[list[Item], Running]:
         sound = self.chat_settles is not None and self.chat_settles[1] and self.view_settles
-        out, shared, self.settled = self.strategy(messages, self.settings, self.settled, self.counter)
+        if self.follows_settled:
+            if not sound or self.settled == 0:
+                self.walked = Walked()
+            # without the inputs, results are deleted by positions the deletions before have moved: a walk
+            # again may find other uses
+            walked = self.walked if sound and self.settings["keep_tool_inputs"] else None
+            # the view is the handler's own, replaced by the result: not copied at every pass
+            out, shared, self.settled = edit(messages, self.settings, self.settled, self.counter, walked, True)
+        else:
+            out, shared, self.settled = self.strategy(messages, self.settings, self.settled, self.counter)
         if self.follows_settled:  # CompactionEdit left the ``shared`` (what it was given as settled) as they were
             if not sound:  # every pass over the whole view, as the library makes it
                 self.settled = 0
@@ -794,6 +1120,7 @@ def replay(kind: str, items: list[Item], settings: dict[str, Any], counter: Insp
         summary = f"Compaction{kind.title()} applied to the whole chat (threshold=always: the strategy alone)"
         return _outcome(items, result, summary, counter, None)
     counter.base(items)
+    items = counter.chat  # the same messages, which every later check then finds without comparing them
     handler = Handler(kind, settings, prefix_of(items), counter)
     handler.run(items)
     result = list(handler.compacted)
@@ -813,7 +1140,10 @@ def _outcome(
     items: list[Item], result: list[Item], summary: str, counter: InspectCounter, handler: Handler | None
 ) -> Outcome:
     # in C where it goes over every item: a compaction may leave half of 20,000 messages out
-    flagged = compress(result, map(_CLEARED_FLAG, map(_EXTRA, result)))
+    if items is counter.chat and counter.unflagged():  # the flag is then on the copies ``Item.cleared`` made
+        flagged = compress(result, map(is_, map(_EXTRA, result), repeat(_FLAGGED)))
+    else:
+        flagged = compress(result, map(_CLEARED_FLAG, map(_EXTRA, result)))
     cleared = set(filter(_NOT_NEGATIVE, map(_ORIGIN, flagged)))
     unsent = counter.unsent(items) if not cleared and 2 * len(result) < len(items) else None
     if unsent is not None:  # most of the chat left out (CompactionTrim): the notes of all but the few sent
@@ -873,5 +1203,5 @@ _EXTRA, _ROLE, _ORIGIN, _CALLS = attrgetter("extra"), attrgetter("role"), attrge
 _CLEARED_FLAG = methodcaller("get", "cleared")
 _TOOL = "tool".__eq__
 _SYSTEM = "system".__eq__
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
 _NOT_NEGATIVE = (-1).__lt__

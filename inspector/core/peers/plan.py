@@ -8,10 +8,11 @@ message's tier follows: not sent (dropped), sent as the policy's placeholder (cl
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Callable, Iterator, Mapping
 from itertools import chain, compress, repeat
-from operator import add, attrgetter, itemgetter, mul
+from operator import attrgetter, is_, itemgetter
 from typing import Any, cast
 
 from inspector.core.errors import ScoutError
@@ -132,7 +133,7 @@ class PeerPlan(PlannerBase):
         columns = self.decision_columns()
         visible, tiers = columns.visible, columns.tiers
         items = outcome.items
-        if len(set(map(id, items))) == len(items):  # each message sent once: the sums of the columns
+        if len(set(items)) == len(items):  # each message sent once (items hash by identity): the columns' sums
             extra_chars, extra_sent = self._extras
             after = sum(visible) + extra_chars
             tool_after = sum(compress(visible, facts.kinds))
@@ -176,21 +177,26 @@ class PeerPlan(PlannerBase):
                 list(facts.kinds),
                 _Details(size, lambda i: why),
             )
-        # Each item's writes are looked up (made once per chat), then applied in C: a dict of every write in
-        # the items' order keeps the last one per message, as writing them one by one would.
+        # Each item's writes are looked up (made once per chat), then written in the items' order (the last one
+        # per message stays). A write is one int (tier, reason, visible characters): each column is then bytes
+        # of their array, taken in C.
         items, cleared = outcome.items, outcome.cleared
         memo = self._memo()
-        flags = map(cleared.__contains__, map(_ORIGIN, items)) if cleared else repeat(False)
-        keys = list(map(add, map(mul, map(id, items), repeat(2)), flags))
-        known = list(map(memo.records.get, keys))
+        if cleared:  # each item looked up in the records of its flag, in one pass
+            flags = map(cleared.__contains__, map(_ORIGIN, items))
+            known = list(map(dict.get, map(memo.by_flag.__getitem__, flags), items))
+        else:
+            known = list(map(memo.plain.get, items))
         if None in known:
-            for n, found in enumerate(known):
-                if found is None:
-                    known[n] = memo.add(keys[n], items[n], self._record(items[n], bool(keys[n] & 1)))
+            for n in compress(range(len(known)), map(is_, known, repeat(None))):
+                item = items[n]
+                in_cleared = bool(cleared) and item.origin in cleared
+                known[n] = memo.add(item, in_cleared, self._record(item, in_cleared))
         records = cast(list[_Record], known)
-        final = dict(chain.from_iterable(map(_WRITES, records)))
-        packed = list(map(final.get, range(size), repeat((code[d.DROPPED], reason[d.Reason.POLICY_DROPPED], 0))))
-        self._extras = sum(map(_EXTRA_CHARS, records)), sum(map(_EXTRA_SENT, records))
+        packed = array("q", [_packed(code[d.DROPPED], reason[d.Reason.POLICY_DROPPED], 0)]) * size
+        for origin, write in chain.from_iterable(map(_WRITES, records)):
+            packed[origin] = write
+        self._extras = divmod(sum(map(_EXTRA, records)), _EXTRA_UNIT)
         unit, who, default = outcome.unit, self.settings.spec.who, outcome.default
         notes, by_origin, tokens = outcome.notes, outcome.by_origin, outcome.tokens
         position, first = facts.position, facts.first
@@ -203,13 +209,18 @@ class PeerPlan(PlannerBase):
             count = tokens[at]
             return f"{note} ({count:,} {unit[:-1] if count == 1 and unit.endswith('s') else unit} as {who} counts it)"
 
+        raw = bytearray(packed.tobytes())
+        tiers, reasons = raw[_TIER_BYTE::8], raw[_REASON_BYTE::8]
+        raw[_TIER_BYTE::8] = raw[_REASON_BYTE::8] = bytes(size)
+        visible = array("q")
+        visible.frombytes(raw)
         return d.DecisionColumns(
-            bytearray(map(_TIER, packed)),
-            bytearray(map(_REASON, packed)),
+            tiers,
+            reasons,
             array("q", [d.NO_COUNT]) * size,
             array("q", [d.NO_COUNT]) * size,
-            array("q", facts.chars),
-            array("q", map(_VISIBLE, packed)),
+            memo.chars(facts.chars),
+            visible,
             list(facts.kinds),
             _Details(size, detail),
         )
@@ -239,7 +250,8 @@ class PeerPlan(PlannerBase):
         else:
             writes = self._changed(item, in_cleared)
         extra = item.inserted or (item.origin < 0 and item.role == "assistant" and item.content not in (None, "", []))
-        return tuple(writes), len(item.text()) if extra else 0, 1 if extra else 0
+        packed = tuple((origin, _packed(*write)) for origin, write in writes)
+        return packed, len(item.text()) * _EXTRA_UNIT + 1 if extra else 0
 
     def _changed(self, item: Item, in_cleared: bool) -> list[_Write]:
         """The tiers of what a changed item stands for: its text and each of its calls."""
@@ -274,29 +286,47 @@ class PeerPlan(PlannerBase):
 
 
 _Write = tuple[int, tuple[int, int, int]]  # original index, (tier code, reason code, visible characters)
-_Record = tuple[tuple[_Write, ...], int, int]  # an item's writes, characters and messages it adds to the sizes
+# an item's writes (original index, ``_packed``), and the characters and messages it adds to the sizes as
+# characters * _EXTRA_UNIT + messages (a sum of them is one pass)
+_Record = tuple[tuple[tuple[int, int], ...], int]
+_EXTRA_UNIT = 1 << 32
 _ORIGIN = attrgetter("origin")
-_WRITES, _EXTRA_CHARS, _EXTRA_SENT = itemgetter(0), itemgetter(1), itemgetter(2)
-_TIER, _REASON, _VISIBLE = itemgetter(0), itemgetter(1), itemgetter(2)
+_WRITES, _EXTRA = itemgetter(0), itemgetter(1)
+# where the tier and the reason codes sit in the bytes of an array of ``_packed`` values
+_TIER_BYTE, _REASON_BYTE = (7, 6) if sys.byteorder == "little" else (0, 1)
+
+
+def _packed(tier: int, reason: int, visible: int) -> int:
+    """A write as one int: the visible characters in the low 6 bytes, the reason and the tier codes above."""
+    if not 0 <= visible < 1 << 48:
+        raise ValueError(f"{visible} visible characters do not fit a column's write")
+    return visible | reason << 48 | tier << 56
 
 
 class _Records:
-    """Each sent item's record, by its id and whether the plan cleared its text (id * 2 + 1). The items
-    are kept with them, so an id stays its item's; items made afresh by every plan (not kept by the
-    policy) would pile up, so past a few times the chat's items they are all let go."""
+    """Each sent item's record, by the item (items hash by identity) and whether the plan cleared its text;
+    items made afresh by every plan (not kept by the policy) would pile up, so past a few times the chat's
+    items they are all let go. And the chat's characters per message, as a column."""
 
     def __init__(self, size: int):
         self.limit = 4 * size + 64
-        self.records: dict[int, _Record] = {}
-        self.items: dict[int, Item] = {}
+        self.plain: dict[Item, _Record] = {}
+        self.flagged: dict[Item, _Record] = {}
+        self.by_flag = (self.plain, self.flagged)
+        self._chars: array[int] | None = None
 
-    def add(self, key: int, item: Item, record: _Record) -> _Record:
-        if len(self.records) >= self.limit:
-            self.records.clear()
-            self.items.clear()
-        self.records[key] = record
-        self.items[key >> 1] = item
+    def add(self, item: Item, in_cleared: bool, record: _Record) -> _Record:
+        if len(self.plain) + len(self.flagged) >= self.limit:
+            self.plain.clear()
+            self.flagged.clear()
+        self.by_flag[in_cleared][item] = record
         return record
+
+    def chars(self, chars: list[int]) -> array[int]:
+        """A copy of the chat's characters column (copied, not converted, after the first plan)."""
+        if self._chars is None or len(self._chars) != len(chars):
+            self._chars = array("q", chars)
+        return self._chars[:]
 
 
 def original_role(conv: Conversation, origin: int) -> Any:
