@@ -193,9 +193,13 @@ class PeerPlan(PlannerBase):
                 in_cleared = bool(cleared) and item.origin in cleared
                 known[n] = memo.add(item, in_cleared, self._record(item, in_cleared))
         records = cast(list[_Record], known)
-        packed = array("q", [_packed(code[d.DROPPED], reason[d.Reason.POLICY_DROPPED], 0)]) * size
-        for origin, write in chain.from_iterable(map(_WRITES, records)):
-            packed[origin] = write
+        writes = list(chain.from_iterable(map(_WRITES, records)))
+        if len(writes) == size and list(map(_WRITTEN_AT, writes)) == list(range(size)):
+            packed = array("q", map(_WRITTEN, writes))  # one write per message, in order (most plans): in C
+        else:
+            packed = array("q", [_packed(code[d.DROPPED], reason[d.Reason.POLICY_DROPPED], 0)]) * size
+            for origin, write in writes:
+                packed[origin] = write
         self._extras = divmod(sum(map(_EXTRA, records)), _EXTRA_UNIT)
         unit, who, default = outcome.unit, self.settings.spec.who, outcome.default
         notes, by_origin, tokens = outcome.notes, outcome.by_origin, outcome.tokens
@@ -292,6 +296,7 @@ _Record = tuple[tuple[tuple[int, int], ...], int]
 _EXTRA_UNIT = 1 << 32
 _ORIGIN = attrgetter("origin")
 _WRITES, _EXTRA = itemgetter(0), itemgetter(1)
+_WRITTEN_AT, _WRITTEN = itemgetter(0), itemgetter(1)  # of one write: the message, the packed int
 # where the tier and the reason codes sit in the bytes of an array of ``_packed`` values
 _TIER_BYTE, _REASON_BYTE = (7, 6) if sys.byteorder == "little" else (0, 1)
 
