@@ -1,12 +1,15 @@
 """The corpus command on 200 agent-like chats: a 5-setting grid scored at every call, against the Ruby reference.
 
-    python benchmarks/bench_corpus.py [--oracle /work/shared/reference/prompt_oracle.rb] [--chats 200]
+    python benchmarks/bench_corpus.py [--oracle /work/shared/reference/prompt_oracle.rb] [--chats 200] [--instructions]
 
 Prints: the corpus (chats, MB, messages and calls per chat); the time of `corpus --jobs 1` (one process)
 and of the default pool, as whole processes, with their peak memory (the child's VmHWM); the time the
 Ruby reference takes to prepare only the final prompt of each chat once (one `ruby` process per chat, and
 that minus Ruby's own start-up, measured on an empty script), and the ratios. The issue's target: the
 grid at every call in at most 2x the reference's time (the goal beyond: 1x).
+
+``--instructions``: also the instructions `corpus --jobs 1` and the one-process reference execute (valgrind's
+callgrind, a few minutes), whose ratio does not move with the load of a shared machine as the times do.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -46,11 +50,28 @@ def peak_of(cmd: list[str], env: dict[str, str]) -> tuple[float, int, str]:
     return float(spent), int(peak), done.stdout
 
 
+def instructions(cmd: list[str], env: dict[str, str]) -> int:
+    """Instructions the process executes (its children too), as callgrind counts them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={tmp}/out.%p", *cmd],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    found = re.findall(r"Collected : (\d+)", done.stderr)
+    if done.returncode not in (0, 1) or not found:
+        raise SystemExit(f"valgrind {cmd[:4]} failed ({done.returncode}): {done.stderr[-500:]}")
+    return sum(int(n) for n in found)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--oracle", default="/work/shared/reference/prompt_oracle.rb")
     parser.add_argument("--chats", type=int, default=200)
     parser.add_argument("--calls", type=int, default=70)
+    parser.add_argument("--instructions", action="store_true", help="also count instructions (valgrind)")
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
     env["PYTHONPATH"] = str(ROOT)
@@ -113,6 +134,13 @@ def main() -> None:
                 f"ratio corpus --jobs 1 / reference: {one_s / one_ruby:.2f} (reference in one process; target <= 2, "
                 f"goal 1), {one_s / ruby_s:.2f} (reference as processes){without}"
             )
+            if args.instructions:
+                ours = instructions([*cmd, "--jobs", "1"], env)
+                theirs = instructions(["ruby", "-e", driver, *paths], env)
+                print(
+                    f"instructions: corpus --jobs 1 {ours / 1e9:.2f} G, reference in one process {theirs / 1e9:.2f} G, "
+                    f"ratio {ours / theirs:.2f}"
+                )
 
 
 if __name__ == "__main__":

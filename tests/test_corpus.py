@@ -349,3 +349,60 @@ def test_tool_pairs_read_what_a_parse_of_every_message_reads(seed):
     assert (list(pairs.calls), list(pairs.outputs), pairs.identity, pairs.keys) == (calls, outputs, identity, keys)
     for value in [*identity.values(), *(facts.parsed[p] for p in range(len(facts.order)))]:
         assert json_key(value) == _json_key(value) and hash(json_key(value)) == hash(_json_key(value))
+
+
+@pytest.mark.parametrize("seed", seeds(40, quick=8))
+def test_chat_repeats_are_the_repeats_of_tool_pairs(tmp_path, seed):
+    """The corpus's own reading of the repeats (keys built inline, only the pairing it needs) and of the call of
+    each response message equal ``repeats(tool_pairs(...))`` and ``call_numbers`` on odd chats: numeric, float,
+    wide and missing ids, odd arguments, traps, scout chats with clear and option lines."""
+    import random
+
+    import chatgen
+
+    from inspector.core.calls.timeline import call_numbers
+    from inspector.core.corpus.score import chat_repeats, response_numbers
+    from inspector.core.model import Message
+    from inspector.core.scout.tool_facts import ToolFacts
+
+    rng = random.Random(seed)
+    items = chatgen.chat(seed, messages=60, traps=True) if seed % 2 else _odd_agent_chat(seed)
+    if seed % 4 == 0:  # arguments that differ only by key order, number type or a nested value
+        for item in items:
+            if item["role"] == "function_call" and item["content"] != "{not json" and rng.random() < 0.5:
+                body = json.loads(item["content"])
+                if isinstance(body.get("arguments"), dict):
+                    args = body["arguments"]
+                    pick = rng.random()
+                    if pick < 0.3:
+                        body["arguments"] = dict(reversed(list(args.items())))
+                    elif pick < 0.6:
+                        body["arguments"] = {**args, "n": rng.choice([1, 1.0, True, None, [1, {"a": 2}]])}
+                    item["content"] = json.dumps(body)
+    facts = ToolFacts([Message(dict(m)) for m in items])
+    assert chat_repeats(facts) == repeats(tool_pairs(ToolFacts([Message(dict(m)) for m in items])))
+    path = tmp_path / ("odd.chat" if seed % 3 == 0 else "odd.json")
+    if seed % 3 == 0:
+        path.write_text(agentgen.scout_chat(seed, calls=rng.randint(2, 20)))
+    else:
+        path.write_text(json.dumps(items))
+    history = ChatHistory(str(path), BASE)
+    assert response_numbers(history) == call_numbers(history)
+    assert chat_repeats(history.whole.facts) == repeats(tool_pairs(history.whole.facts))
+
+
+def test_chat_repeats_keep_true_apart_from_one():
+    """Python holds true equal to 1 (and {"a": true} equal to {"a": 1}); JSON does not: only 1 and 1.0 repeat."""
+    from helpers import call, output
+
+    from inspector.core.corpus.score import chat_repeats
+    from inspector.core.model import Message
+    from inspector.core.scout.tool_facts import ToolFacts
+
+    items = [{"role": "user", "content": "go"}]
+    for k, value in enumerate([True, 1, 1.0, False, 0, [True], [1]]):
+        items += [call("f", f"c{k}", a=value), output("f", f"c{k}", "x")]
+    facts = ToolFacts([Message(m) for m in items])
+    found = chat_repeats(facts)
+    assert found == repeats(tool_pairs(facts))
+    assert [(r.call, r.earlier) for r in found] == [(5, (3,))]

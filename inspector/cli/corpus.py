@@ -79,8 +79,6 @@ def add_parser(sub: Subcommands, common: AddCommon) -> None:
 
 
 def run(args: Namespace, overrides: dict[str, str], config_files: list[Path] | None) -> int:
-    from inspector.core.analysis.trace import compile_pattern
-
     setup = Setup.of(
         overrides=overrides,
         config_files=config_files,
@@ -92,8 +90,11 @@ def run(args: Namespace, overrides: dict[str, str], config_files: list[Path] | N
     if setup.policy is not None and args.format in ("env", "scout-config"):
         return fail(f"--format {args.format} writes scout-ai's settings; {setup.policy} is not scout-ai's policy")
     gates = [parse_gate(g) for g in args.gate]
-    for text in args.probe:
-        compile_pattern(text, args.regex, args.ignore_case)
+    if args.probe:  # without one, the search is never imported
+        from inspector.core.analysis.trace import compile_pattern
+
+        for text in args.probe:
+            compile_pattern(text, args.regex, args.ignore_case)
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
     if jobs < 1:
         return fail("--jobs must be at least 1")

@@ -13,7 +13,6 @@ with ``score.score_chat`` under the same ``Job``, so the results are the same; t
 from __future__ import annotations
 
 import importlib
-import multiprocessing
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -42,6 +41,8 @@ def run_local(paths: list[str], job: Job, jobs: int) -> Iterator[ChatScore]:
         for path in paths:
             yield score_chat(path, job)
         return
+    import multiprocessing  # only for a pool: `--jobs 1` is spared its import (sockets, pickling)
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     pool = context.Pool(min(jobs, len(paths)), initializer=_init_worker, initargs=(job,))

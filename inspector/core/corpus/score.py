@@ -25,27 +25,28 @@ The metrics, per setting (the README's definitions):
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspector.core.analysis.refetch import Repeat, refetched, repeats, tool_pairs
-from inspector.core.analysis.trace import trace
+from inspector.core.analysis.refetch import MISSING, Repeat, json_key, refetched
 from inspector.core.analysis.visibility import Spot, survives
 from inspector.core.calls.history import ChatHistory
-from inspector.core.calls.timeline import call_numbers, index_at
 from inspector.core.corpus.grid import Setting
 from inspector.core.errors import InputError, UsageError
-from inspector.core.inspection import Inspection, thresholds_for
+from inspector.core.inspection import Inspection, collector_paused, thresholds_for
 from inspector.core.policies import decision as d
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.strategies import UnknownStrategy
 from inspector.core.scout.strategies.shorten_tools import PrefixSent, PrefixSentGrid, tier_in_sent
-from inspector.core.scout.tool_facts import NOTHING_TO_SHORTEN, ToolFacts
+from inspector.core.scout.tool_facts import CALL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, tool_identity
 from inspector.core.scout.totals import estimate_tokens
 from inspector.core.setup import ChatSource, Setup
+
+if TYPE_CHECKING:
+    from inspector.core.peers.registry import PolicySettings
 
 Thresholds5 = tuple[int, int, int, int, int]
 
@@ -97,11 +98,29 @@ def _readable(setup: Setup) -> Setup:
     return setup if setup.policy is not None else setup.scout_only()
 
 
+_LAST_JOB: list[tuple[Job, tuple[tuple[Setup, ...], tuple[PolicySettings | None, ...]]]] = []
+
+
+def _setups(job: Job) -> tuple[tuple[Setup, ...], tuple[PolicySettings | None, ...]]:
+    """Each setting's setup and, under another framework's policy, its settings: the same for every chat of a
+    job, so made once (by identity: a worker scores every chat under one job)."""
+    last = _LAST_JOB[-1] if _LAST_JOB else None  # one read: a Dask worker's thread may score beside this one
+    if last is not None and last[0] is job:
+        return last[1]
+    setups = tuple(s.setup(job.setup) for s in job.settings)
+    found = (setups, tuple(s.policy_settings() for s in setups))
+    _LAST_JOB[:] = [(job, found)]
+    return found
+
+
 def score_chat(path: str, job: Job) -> ChatScore:
     """The chat under every setting of ``job``; a chat that cannot be read is a score with its error."""
     try:
-        history = ChatHistory(ChatSource.of(path, job.input_format), _readable(job.setup))
-        return _Scorer(history, job).run()
+        # reading and scoring a chat allocates tens of thousands of objects and makes no cycles: each collection
+        # would walk them all again (measured: 3% of a corpus's instructions)
+        with collector_paused():
+            history = ChatHistory(ChatSource.of(path, job.input_format), _readable(job.setup))
+            return _Scorer(history, job).run()
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # never fatal: the chat is reported with its error and counted
@@ -123,6 +142,67 @@ def error_line(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         return "input nested too deeply"
     return f"unexpected error ({type(exc).__name__}: {exc})"
+
+
+def chat_repeats(facts: ToolFacts) -> list[Repeat]:
+    """``refetch.repeats(refetch.tool_pairs(facts))``, reading only what the repeats need: which call each output
+    answers and the calls' keys (no identity or call_of maps, no key for an id that is a plain string). A corpus
+    finds them in every chat; a test holds the two equal on odd chats."""
+    order, kinds, idents, parsed = facts.order, facts.kinds, facts.idents, facts.parsed
+    output_of: dict[int, int] = {}
+    waiting: dict[object, list[int]] = {}  # a string id as itself, any other as its json_key (a tuple)
+    calls: list[tuple[int, Hashable]] = []
+    last_call: int | None = None
+    for p in range(len(order) - 1, -1, -1):  # oldest first
+        kind = kinds[p]
+        if kind == OUTPUT:
+            name, raw_id = idents[p]
+            # as tool_pairs reads an output: the first reading's id unless a name or id is not a plain string
+            if not ((name is None or type(name) is str) and (raw_id is None or type(raw_id) is str)):
+                raw_id = tool_identity(parsed[p])[1]
+            if raw_id is None:
+                if last_call is not None and last_call not in output_of:
+                    output_of[last_call] = order[p]  # no ids: an output answers the call just before it
+                continue
+            queue = waiting.get(raw_id if type(raw_id) is str else json_key(raw_id))
+            if queue:
+                output_of[queue.pop(0)] = order[p]
+        elif kind == CALL:
+            index = order[p]
+            data = parsed[p]
+            name, raw_id = tool_identity(data)
+            arguments = data.get("arguments", MISSING) if isinstance(data, dict) else MISSING
+            key = arguments if arguments is MISSING else json_key(arguments)
+            calls.append((index, (name if type(name) is str else json_key(name), key)))
+            if raw_id is not None:  # a call without an id is answered only by the next output without one
+                waiting.setdefault(raw_id if type(raw_id) is str else json_key(raw_id), []).append(index)
+            last_call = index
+    seen: dict[Hashable, list[int]] = {}
+    out: list[Repeat] = []
+    for call, key in calls:
+        before = seen.get(key)
+        if before is None:
+            seen[key] = [call]
+            continue
+        earlier = [e for e in before if (o := output_of.get(e)) is not None and o < call]
+        if earlier:
+            out.append(Repeat(call, tuple(earlier), tuple([output_of[e] for e in earlier])))
+        before.append(call)
+    return out
+
+
+def response_numbers(history: ChatHistory) -> dict[int, int]:
+    """``timeline.call_numbers(history)``: each message of the whole chat in a call's response -> that call's
+    number, the calls' responses read in one loop (a corpus asks it of every chat with a repeat)."""
+    final, source = history.final_index, history.source
+    out: dict[int, int] = {}
+    for call in history.calls:
+        number = call.number
+        for message in source[call.start : call.end]:
+            index = final.get(id(message))
+            if index is not None:
+                out[index] = number
+    return out
 
 
 @dataclass(slots=True)
@@ -155,24 +235,26 @@ class _Scorer:
         self.history, self.job = history, job
         whole = history.whole
         self.whole = whole
-        self.setups = [s.setup(job.setup) for s in job.settings]
+        self.setups, self.policies = _setups(job)
         self._thresholds: dict[tuple[int, object], Thresholds] = {}
         self._values: list[Thresholds5] = []  # per setting, on the fast path
         self._grid: PrefixSentGrid | None = None
         self._kept_chars = 0  # on the fast path, sent at some calls by every setting (``_fast_call``)
         self.tallies = [_Tally(len(job.probes)) for _ in job.settings]
-        numbers = call_numbers(history)
         self.repeats: dict[int, list[Repeat]] = {}
-        for repeat in repeats(tool_pairs(whole.facts)):
+        found = chat_repeats(whole.facts)
+        numbers = response_numbers(history) if found else {}
+        for repeat in found:
             number = numbers.get(repeat.call)
             if number is not None:  # a response no call counts holds no call either
                 self.repeats.setdefault(number, []).append(repeat)
         self.occurrences = [self._occurrences(text) for text in job.probes]
-        self.policies = [s.policy_settings() for s in self.setups]  # another framework's policy, per setting
         self.fast = history.counts_fast and not any(self.policies)
         self.facts: ToolFacts = whole.facts
 
     def _occurrences(self, text: str) -> list[_Occurrence]:
+        from inspector.core.analysis.trace import trace  # only with --probe: a corpus without one never imports it
+
         history, whole = self.history, self.whole
         found = [o for o in trace(whole, text, regex=self.job.regex, ignore_case=self.job.ignore_case).occurrences]
         if not found:
@@ -336,6 +418,8 @@ class _Scorer:
         return o.kept
 
     def _planned_call(self, number: int) -> None:
+        from inspector.core.calls.timeline import index_at  # with trace, not imported where every call is fast
+
         history = self.history
         inspection = history.at(number)
         at: dict[int, int | None] = {}
