@@ -27,7 +27,7 @@ from inspector.core.calls.find import Call, CallIndex, index_calls
 from inspector.core.calls.grow import grow
 from inspector.core.errors import InputError
 from inspector.core.inspection import Inspection, inspect_chat, thresholds_for
-from inspector.core.io.formats import FORMATS, decode, detect, load_chat, load_data, scout_chat
+from inspector.core.io.formats import FORMATS, decode, detect, detect_data, load_chat, load_data, scout_chat
 from inspector.core.model import Chat, Message
 from inspector.core.scout.parser import Marked
 from inspector.core.scout.prepared import marked_messages
@@ -187,11 +187,6 @@ class ChatHistory:
         return out
 
     # -- loading -------------------------------------------------------------------------
-    def _is_scout(self, data: bytes) -> bool:
-        if self.input_format is not None:
-            return self.input_format == scout_chat.NAME
-        return detect(data[:65536].decode("utf-8", "ignore"), self.path) == scout_chat.NAME
-
     def _load_whole(self) -> Chat:
         if not self._parts and self.input_format in (None, "json") and _large_json(self.path):
             return load_chat(self.path, self.input_format)  # a large JSON array: its bytes are not kept
@@ -200,7 +195,8 @@ class ChatHistory:
         data = self._parts[0]
         if self.input_format is not None and self.input_format not in FORMATS:
             return load_data(data, self.path, self.input_format)  # its error message
-        if self._is_scout(data):
+        detected = detect_data(data, self.path) if self.input_format is None else None  # once: load_data takes it
+        if (detected[0] if detected is not None else self.input_format) == scout_chat.NAME:
             text, bad = decode(data)
             if not bad:  # an invalid UTF-8 file is repaired as a whole: its cuts are re-loaded instead
                 self.marked = Marked(text)
@@ -208,7 +204,7 @@ class ChatHistory:
                 chat.format = scout_chat.NAME
                 chat.findings.extend(unknown_role_findings(chat.messages, True))
                 return chat
-        return load_data(data, self.path, self.input_format)
+        return load_data(data, self.path, self.input_format, detected)
 
     # -- calls ---------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -49,6 +49,12 @@ def detect(text: str, path: str | None) -> str:
     return _detect(text, path)[0]
 
 
+def detect_data(data: bytes, path: str | None) -> tuple[str, bool]:
+    """``load_data``'s detection of ``data``: the format name, and whether its sniffer recognised it (a caller
+    that detected passes it on, and the head is not sniffed twice)."""
+    return _detect(data[:65536].decode("utf-8", "ignore"), path)
+
+
 def _detect(text: str, path: str | None) -> tuple[str, bool]:
     """The format name, and whether its sniffer recognised the content (else a guess from extension or shape)."""
     suffix = Path(path).suffix.lower() if path else ""
@@ -90,15 +96,18 @@ def load_chat(path: str | Path, input_format: str | None = None) -> Chat:
     return load_data(read_bytes(path), shown, input_format)
 
 
-def load_data(data: bytes, shown: str, input_format: str | None = None) -> Chat:
-    """A chat from the bytes of its file (``shown`` is its path: imports and messages use it)."""
+def load_data(
+    data: bytes, shown: str, input_format: str | None = None, detected: tuple[str, bool] | None = None
+) -> Chat:
+    """A chat from the bytes of its file (``shown`` is its path: imports and messages use it); ``detected``:
+    ``detect_data`` of them, when the caller has it."""
     if input_format is not None and input_format not in FORMATS:
         raise InputError(f"unknown input format {input_format!r}; known: {', '.join(FORMATS)}", shown)
     # detection reads only the head, so a large JSON file is never decoded to text at all
     if input_format is not None:
         name, sniffed = input_format, True
     else:
-        name, sniffed = _detect(data[:65536].decode("utf-8", "ignore"), shown)
+        name, sniffed = detected or detect_data(data, shown)
     module = FORMATS[name]
     chat: Chat  # a format module's loader is not typed: its result is
     try:
