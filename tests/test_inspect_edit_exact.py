@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import test_inspect_replay
 import test_peer_replay_jumps
+from helpers import seeds
 
 from inspector.core.peers import inspect_ai
 from inspector.core.peers.inspect_ai import Handler, InspectCounter, Running
@@ -143,7 +144,7 @@ def _check(seed: int, chats: int) -> int:
     return plans
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40, quick=12))
 def test_edit_from_where_it_settled_is_edit_over_the_whole_view(seed: int) -> None:
     _check(seed, 3)
 

@@ -11,6 +11,7 @@ import random
 from typing import Any
 
 import pytest
+from helpers import seeds
 
 from inspector.core.peers import inspect_ai
 from inspector.core.peers.inspect_ai import TOOL_RESULT_REMOVED, TOOL_TOKENS, Handler, InspectCounter, Running
@@ -183,7 +184,7 @@ def _check(seed: int, plans: int) -> None:
             _same(kind, items, _settings(rnd, kind, total), counter)
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", seeds(30, quick=10))
 def test_a_jumped_replay_is_the_replay_at_every_call(seed: int) -> None:
     _check(seed, 6)
 
