@@ -18,6 +18,7 @@ from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator
 from itertools import accumulate, repeat
+from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -29,7 +30,7 @@ from inspector.core.policies.decision import ToolKind
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby import json_bytes
 from inspector.core.scout.roles import CALL_ROLE, OUTPUT_ROLE, tool_kind
-from inspector.core.scout.shorten import LISTING, Shortener
+from inspector.core.scout.shorten import DEFAULT_SHORT_STRING_LENGTH, LISTING, WARNING, Shortener
 from inspector.core.yielding import pause_if_due
 
 CALL, OUTPUT, FAIL = 0, 1, 2
@@ -75,13 +76,48 @@ def tool_identity(parsed: Any) -> tuple[object, object]:
     return name, ident
 
 
+class _Texts:
+    """The shortened texts of ``facts``, by position: a length ``band_length`` recorded in ``short`` without its
+    text has the text written the first time it is read (``shortened``'s, as it would have written it)."""
+
+    __slots__ = ("facts", "texts")
+
+    def __init__(self, facts: ToolFacts, texts: dict[int, str] | None = None):
+        self.facts, self.texts = facts, texts if texts is not None else {}
+
+    def get(self, position: int, default: str | None = None) -> str | None:
+        found = self.texts.get(position)
+        if found is not None:
+            return found
+        short = self.facts.short[position]
+        if short is None or short == NOTHING_TO_SHORTEN:
+            return default
+        text = self.texts[position] = self.facts._text(position)
+        return text
+
+    def __getitem__(self, position: int) -> str:
+        found = self.get(position)
+        if found is None:
+            raise KeyError(position)
+        return found
+
+    def __setitem__(self, position: int, text: str) -> None:
+        self.texts[position] = text
+
+    def __contains__(self, position: int) -> bool:
+        return self.get(position) is not None
+
+    def items(self) -> Iterator[tuple[int, str]]:
+        return iter(self.texts.items())  # those written so far (the rest: from the lengths, as read)
+
+
 class _ShiftedTexts:
     """Prefix facts' shortened texts: their parent's, positions shifted (written through, never copied:
     a table over every call of a large chat cuts thousands of prefixes)."""
 
     __slots__ = ("offset", "texts")
 
-    def __init__(self, texts: dict[int, str] | _ShiftedTexts, offset: int):
+    def __init__(self, texts: _Texts | _ShiftedTexts, offset: int):
         self.texts, self.offset = texts, offset
 
     def get(self, position: int, default: str | None = None) -> str | None:
@@ -125,7 +161,7 @@ class ToolFacts:
         self.prefix = [0, *accumulate(raw)]  # tool chars before each position if all were kept
         self.first_failure = min(self.failures) if self.failures else len(order)
         self.short: list[int | None] = [None] * len(order)  # visible length when truncated, lazily
-        self.short_text: dict[int, str] | _ShiftedTexts = {}
+        self.short_text: _Texts | _ShiftedTexts = _Texts(self)
         self.band_errors: dict[int, ScoutError] = {}
         self._position: dict[int, int] | None = None
         self._parent: tuple[ToolFacts, int] | None = None  # prefix facts: the facts they were cut from, offset
@@ -202,29 +238,82 @@ class ToolFacts:
     def band_sums(self) -> BandSums:
         """Per kind (CALL, OUTPUT), sums over the tool positions before each position of what the middle band
         reads: raw characters, messages, shortened characters and cuts, characters kept whole for want of
-        anything to shorten; and the positions whose shortening raises. Every tool message is shortened once
-        to build them: what a table over every call of a chat reads anyway (``prefix_counts``' closed form)."""
+        anything to shorten; and the positions whose shortening raises. Every tool message's shortened length
+        is found to build them (``band_length``: mostly without writing its text), as a table over every call
+        of a chat reads them anyway (``prefix_counts``' closed form); each sum is then a pass in C."""
         if self._band is None:
-            size = len(self.order)
-            sums = [[[0] * (size + 1) for _ in range(2)] for _ in range(5)]  # raw, count, short, cuts, extra
-            raw, tools, short, cuts, extra = sums
             kinds, raws = self.kinds, self.raw
-            for p in range(size):
-                for column in sums:
-                    column[0][p + 1], column[1][p + 1] = column[0][p], column[1][p]
-                kind = kinds[p]
-                if kind == FAIL:
-                    continue
-                raw[kind][p + 1] += raws[p]
-                tools[kind][p + 1] += 1
-                length = self.shortened(p)
-                if length == NOTHING_TO_SHORTEN:
-                    extra[kind][p + 1] += raws[p]
-                else:
-                    short[kind][p + 1] += length
-                    cuts[kind][p + 1] += 1
-            self._band = BandSums(raw, tools, short, cuts, extra, sorted(self.band_errors))
+            band_length = self.band_length
+            lengths = [band_length(p) if kind != FAIL else 0 for p, kind in enumerate(kinds)]
+            columns: list[list[list[int]]] = [[], [], [], [], []]  # raw, tools, short, cuts, extra; per kind
+            for kind in (CALL, OUTPUT):
+                mine = [1 if k == kind else 0 for k in kinds]
+                cut = [1 if m and n != NOTHING_TO_SHORTEN else 0 for m, n in zip(mine, lengths)]
+                raw = [r if m else 0 for m, r in zip(mine, raws)]
+                short = [n if c else 0 for c, n in zip(cut, lengths)]
+                extra = [r if m and not c else 0 for m, c, r in zip(mine, cut, raws)]
+                for column, values in zip(columns, (raw, mine, short, cut, extra)):
+                    column.append([0, *accumulate(values)])
+            raw_sums, tool_sums, short_sums, cut_sums, extra_sums = columns
+            self._band = BandSums(raw_sums, tool_sums, short_sums, cut_sums, extra_sums, sorted(self.band_errors))
         return self._band
+
+    def band_length(self, position: int) -> int:
+        """``shortened(position)``, mostly without building the shortened text and its MD5 marker, for what
+        needs only lengths (``band_sums``). The marker of a string of L characters is ``16 + len(str(L))``
+        characters whatever its digest, and truncate_string keeps ``half - 1`` characters at the head and
+        ``half`` at the tail: the shortened JSON text's length follows from the message's JSON with an empty
+        content, and the escaped text kept (JSON escapes character by character). A length found so is recorded
+        in ``short`` as ``shortened`` records its own; ``short_text`` writes its text when read. Anything odd
+        (a message whose shortening may raise, an argument to cut, the 2.x envelope, JSON only Ruby reads,
+        an invalid byte or a number JSON.generate refuses) takes ``shortened``."""
+        known = self.short[position]
+        if known is not None:
+            return known
+        kind = self.kinds[position]
+        if self.maybe_raises[position]:
+            return self.shortened(position)
+        content = self.messages[self.order[position]].fields.get("content")
+        limit = self.shortener.limit(400) if kind == OUTPUT else DEFAULT_SHORT_STRING_LENGTH
+        if len(content) <= limit:
+            # a string in a JSON text is no longer than the text: nothing in it exceeds the limit, nothing is cut
+            # (every version keeps a string within its limit as it is)
+            self.short[position] = NOTHING_TO_SHORTEN
+            if self._parent is not None:
+                self._share(position)
+            return NOTHING_TO_SHORTEN
+        if kind == CALL or self.shortener.flavour == "envelope":
+            return self.shortened(position)
+        try:
+            data = _FULL.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return self.shortened(position)
+        text = data.get("content")
+        if type(text) is not str:
+            return self.shortened(position)
+        size = len(text)
+        if size <= limit:
+            self.short[position] = NOTHING_TO_SHORTEN
+            if self._parent is not None:
+                self._share(position)
+            return NOTHING_TO_SHORTEN
+        marker = 16 + len(str(size))  # "<...{size} - {5 hex digits}...>"
+        half = (limit - marker) // 2
+        if half < 1:  # truncate_string raises (a size of ~180 digits)
+            return self.shortened(position)
+        head, tail = text[: half - 1], text[-half:]
+        if json_bytes.used and (json_bytes.BAD_CHAR.search(head) or json_bytes.BAD_CHAR.search(tail)):
+            return self.shortened(position)  # JSON.generate raises: shortened says how
+        try:
+            rest = rubyjson.dumps({**data, "content": ""})
+        except rubyjson.RubyJSONError:
+            return self.shortened(position)
+        # "Truncated (size): " + head + marker + tail, escaped, in place of the empty string
+        length = len(rest) - 2 + len(encode_basestring(f"{WARNING} ({size}): {head}{tail}")) + marker
+        self.short[position] = length  # its text is written when read (_Texts)
+        if self._parent is not None:
+            self._share(position)
+        return length
 
     def band_sent(self) -> list[list[int]]:
         """Per kind, ``band_sums``' shortened characters plus those kept whole for want of anything to shorten:
@@ -268,7 +357,7 @@ class ToolFacts:
         new.first_failure = min(new.failures) if new.failures else len(new.order)
         fresh: list[int | None] = [None] * shift
         new.short = fresh + self.short
-        new.short_text = {p + shift: t for p, t in self.short_text.items()}
+        new.short_text = _Texts(new, {p + shift: t for p, t in self.short_text.items()})
         new.band_errors = {p + shift: e for p, e in self.band_errors.items()}
         new._position = None
         new._parent = None
@@ -334,6 +423,18 @@ class ToolFacts:
         if self._parent is not None:
             self._share(position)
         return short
+
+    def _text(self, position: int) -> str:
+        """The shortened text of ``position``, whose length ``band_length`` found (so it does not raise), as
+        ``shortened`` writes it."""
+        content = self.messages[self.order[position]].fields.get("content")
+        try:
+            data = _FULL.decode(content if content.isascii() else content.encode("utf-8", "surrogatepass"))
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            data = rubyjson.parse(content)
+        text = self._shorten(data, self.kinds[position])
+        assert text is not None
+        return text
 
     def _share(self, position: int) -> None:
         """Give the facts this prefix was cut from what shortening ``position`` found: the same message
