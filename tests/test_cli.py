@@ -199,7 +199,8 @@ def test_scout_error_exit_3_prepare_prints_nothing_explain_prints_rows(tmp_path)
     assert [row["visible_chars"] for row in rows] == [0, 0, 0]
     r = run("explain", path)
     width = str(len(output("t", "a", "ok")["content"]))
-    assert r.stdout.splitlines()[3].split() == "2 - function_call_output t a undecided discarded".split() + [width, "0"]
+    row = ["2", "-", "function_call_output", "t", "a", "undecided", "discarded", width, "0"]
+    assert r.stdout.splitlines()[3].split() == row
     assert "(0 full, 0 truncated, 0 dropped, 1 error, 2 undecided); 0 sent" in r.stdout
 
 
