@@ -19,7 +19,8 @@ from inspector.core.model import Chat, Message
 from inspector.core.policies import decision as d
 from inspector.core.present import explain_report as report
 from inspector.core.present.cells import report_cell, table
-from inspector.core.present.export import explain_bytes, explain_chunks, json_text
+from inspector.core.present.export import explain_bytes, explain_chunks
+from inspector.core.present.json_text import json_text
 from inspector.core.present.provenance import report_settings
 from inspector.core.scout.settings import resolve
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan

@@ -90,7 +90,7 @@ def add_at(parser: ArgumentParser) -> None:
 
 
 def to_json(data: Any) -> str:
-    from inspector.core.present.export import json_text  # here: `prepare` does not need the report modules
+    from inspector.core.present.json_text import json_text  # here: `prepare` does not need it
 
     return json_text(data)
 

@@ -4,13 +4,10 @@ writes them, so a file exported from the app equals the command's output byte fo
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from itertools import chain
 from typing import TYPE_CHECKING, Any
-
-import orjson
 
 from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
@@ -18,6 +15,7 @@ from inspector.core.io.printers import PRINTERS, print_openai_items, render_chun
 from inspector.core.peers.plan import PeerPlan
 from inspector.core.peers.wire import as_openai
 from inspector.core.present import explain_report as report
+from inspector.core.present.json_text import json_text
 from inspector.core.present.policy import policy_report
 from inspector.core.present.provenance import report_settings
 from inspector.core.ruby.json import RubyJSONError
@@ -28,15 +26,6 @@ if TYPE_CHECKING:  # the audit is imported where it is run: prepare never needs 
     from inspector.core.analysis.audit import AuditFinding, SentBefore
 
 EXPLAIN_FORMATS = ("table", "json", "markdown")
-
-
-def json_text(data: Any) -> str:
-    """Indented JSON, as every `--format json` prints it (non-JSON values as their str)."""
-    try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode() + "\n"
-    except TypeError:
-        # orjson stops at 64-bit integers; a threshold from a file may be any length (see settings.MAX_DIGITS)
-        return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
 def prepared_bytes(prompt: Prompt, fmt: str) -> bytes:
