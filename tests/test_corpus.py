@@ -360,8 +360,9 @@ def test_chat_repeats_are_the_repeats_of_tool_pairs(tmp_path, seed):
 
     import chatgen
 
+    from inspector.core.analysis.refetch import chat_repeats
     from inspector.core.calls.timeline import call_numbers
-    from inspector.core.corpus.score import chat_repeats, response_numbers
+    from inspector.core.corpus.score import response_numbers
     from inspector.core.model import Message
     from inspector.core.scout.tool_facts import ToolFacts
 
@@ -395,7 +396,7 @@ def test_chat_repeats_keep_true_apart_from_one():
     """Python holds true equal to 1 (and {"a": true} equal to {"a": 1}); JSON does not: only 1 and 1.0 repeat."""
     from helpers import call, output
 
-    from inspector.core.corpus.score import chat_repeats
+    from inspector.core.analysis.refetch import chat_repeats
     from inspector.core.model import Message
     from inspector.core.scout.tool_facts import ToolFacts
 

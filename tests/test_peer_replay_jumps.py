@@ -96,15 +96,8 @@ def _plain(kind: str, items: list[Item], settings: dict[str, Any]) -> Any:
             if item.role == "assistant" and k > 0:
                 handler.compact_input(items, k)
         handler.compact_input(items, len(items))
-        result, fired, total = handler.compacted, handler.fired, handler.last_total
-        if fired:
-            seen, before, after = fired[-1]
-            summary = (
-                f"compacted {len(fired)} time(s); last at {seen} messages: {before:,} > threshold "
-                f"{handler.threshold:,} tokens, {after:,} after"
-            )
-        else:
-            summary = f"{handler.last_total:,} <= threshold {handler.threshold:,} tokens: never compacted"
+        result, total = handler.compacted, handler.last_total
+        summary = inspect_ai.replay_summary(handler)
     sent = {id(m) for m in result}
     cleared = {m.origin for m in result if m.extra.get("cleared") and m.origin >= 0}
     notes: dict[int, str] = {}

@@ -134,14 +134,54 @@ class Repeat:
 
 def repeats(pairs: ToolPairs) -> list[Repeat]:
     """Every tool call that repeats an earlier one with an output before it, oldest first."""
+    return _repeated([(call, pairs.keys[call]) for call in pairs.calls], pairs.output_of)
+
+
+def chat_repeats(facts: ToolFacts) -> list[Repeat]:
+    """``repeats(tool_pairs(facts))``, reading only what the repeats need: which call each output answers and
+    the calls' keys (no identity or call_of maps, no key for an id that is a plain string). A corpus finds them
+    in every chat; a test holds the two equal on odd chats."""
+    order, kinds, idents, parsed = facts.order, facts.kinds, facts.idents, facts.parsed
+    output_of: dict[int, int] = {}
+    waiting: dict[object, list[int]] = {}  # a string id as itself, any other as its json_key (a tuple)
+    calls: list[tuple[int, Hashable]] = []
+    last_call: int | None = None
+    for p in range(len(order) - 1, -1, -1):  # oldest first
+        kind = kinds[p]
+        if kind == OUTPUT:
+            name, raw_id = idents[p]
+            # as tool_pairs reads an output: the first reading's id unless a name or id is not a plain string
+            if not ((name is None or type(name) is str) and (raw_id is None or type(raw_id) is str)):
+                raw_id = tool_identity(parsed[p])[1]
+            if raw_id is None:
+                if last_call is not None and last_call not in output_of:
+                    output_of[last_call] = order[p]  # no ids: an output answers the call just before it
+                continue
+            queue = waiting.get(raw_id if type(raw_id) is str else json_key(raw_id))
+            if queue:
+                output_of[queue.pop(0)] = order[p]
+        elif kind == CALL:
+            index = order[p]
+            data = parsed[p]
+            name, raw_id = tool_identity(data)
+            arguments = data.get("arguments", MISSING) if isinstance(data, dict) else MISSING
+            key = arguments if arguments is MISSING else json_key(arguments)
+            calls.append((index, (name if type(name) is str else json_key(name), key)))
+            if raw_id is not None:  # a call without an id is answered only by the next output without one
+                waiting.setdefault(raw_id if type(raw_id) is str else json_key(raw_id), []).append(index)
+            last_call = index
+    return _repeated(calls, output_of)
+
+
+def _repeated(calls: list[tuple[int, Hashable]], output_of: dict[int, int]) -> list[Repeat]:
+    """The calls (oldest first, with their keys) that repeat an earlier one answered before them."""
     seen: dict[Hashable, list[int]] = {}
     out: list[Repeat] = []
-    for call in pairs.calls:
-        key = pairs.keys[call]
+    for call, key in calls:
         before = seen.setdefault(key, [])
-        earlier = [e for e in before if (o := pairs.output_of.get(e)) is not None and o < call]
+        earlier = [e for e in before if (o := output_of.get(e)) is not None and o < call]
         if earlier:
-            out.append(Repeat(call, tuple(earlier), tuple(pairs.output_of[e] for e in earlier)))
+            out.append(Repeat(call, tuple(earlier), tuple(output_of[e] for e in earlier)))
         before.append(call)
     return out
 

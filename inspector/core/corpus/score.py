@@ -25,11 +25,11 @@ The metrics, per setting (the README's definitions):
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from inspector.core.analysis.refetch import MISSING, Repeat, json_key, refetched
+from inspector.core.analysis.refetch import Repeat, chat_repeats, refetched
 from inspector.core.analysis.visibility import Spot, survives
 from inspector.core.calls.history import ChatHistory
 from inspector.core.corpus.grid import Setting
@@ -41,7 +41,7 @@ from inspector.core.scout.prepare import Prompt
 from inspector.core.scout.settings import Thresholds
 from inspector.core.scout.strategies import UnknownStrategy
 from inspector.core.scout.strategies.shorten_tools import PrefixSent, PrefixSentGrid, tier_in_sent
-from inspector.core.scout.tool_facts import CALL, NOTHING_TO_SHORTEN, OUTPUT, ToolFacts, tool_identity
+from inspector.core.scout.tool_facts import NOTHING_TO_SHORTEN, ToolFacts
 from inspector.core.scout.totals import estimate_tokens
 from inspector.core.setup import ChatSource, Setup
 
@@ -142,53 +142,6 @@ def error_line(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         return "input nested too deeply"
     return f"unexpected error ({type(exc).__name__}: {exc})"
-
-
-def chat_repeats(facts: ToolFacts) -> list[Repeat]:
-    """``refetch.repeats(refetch.tool_pairs(facts))``, reading only what the repeats need: which call each output
-    answers and the calls' keys (no identity or call_of maps, no key for an id that is a plain string). A corpus
-    finds them in every chat; a test holds the two equal on odd chats."""
-    order, kinds, idents, parsed = facts.order, facts.kinds, facts.idents, facts.parsed
-    output_of: dict[int, int] = {}
-    waiting: dict[object, list[int]] = {}  # a string id as itself, any other as its json_key (a tuple)
-    calls: list[tuple[int, Hashable]] = []
-    last_call: int | None = None
-    for p in range(len(order) - 1, -1, -1):  # oldest first
-        kind = kinds[p]
-        if kind == OUTPUT:
-            name, raw_id = idents[p]
-            # as tool_pairs reads an output: the first reading's id unless a name or id is not a plain string
-            if not ((name is None or type(name) is str) and (raw_id is None or type(raw_id) is str)):
-                raw_id = tool_identity(parsed[p])[1]
-            if raw_id is None:
-                if last_call is not None and last_call not in output_of:
-                    output_of[last_call] = order[p]  # no ids: an output answers the call just before it
-                continue
-            queue = waiting.get(raw_id if type(raw_id) is str else json_key(raw_id))
-            if queue:
-                output_of[queue.pop(0)] = order[p]
-        elif kind == CALL:
-            index = order[p]
-            data = parsed[p]
-            name, raw_id = tool_identity(data)
-            arguments = data.get("arguments", MISSING) if isinstance(data, dict) else MISSING
-            key = arguments if arguments is MISSING else json_key(arguments)
-            calls.append((index, (name if type(name) is str else json_key(name), key)))
-            if raw_id is not None:  # a call without an id is answered only by the next output without one
-                waiting.setdefault(raw_id if type(raw_id) is str else json_key(raw_id), []).append(index)
-            last_call = index
-    seen: dict[Hashable, list[int]] = {}
-    out: list[Repeat] = []
-    for call, key in calls:
-        before = seen.get(key)
-        if before is None:
-            seen[key] = [call]
-            continue
-        earlier = [e for e in before if (o := output_of.get(e)) is not None and o < call]
-        if earlier:
-            out.append(Repeat(call, tuple(earlier), tuple([output_of[e] for e in earlier])))
-        before.append(call)
-    return out
 
 
 def response_numbers(history: ChatHistory) -> dict[int, int]:

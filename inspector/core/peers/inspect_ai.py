@@ -946,24 +946,17 @@ class Handler:
     ) -> tuple[int, int, tuple[int, str | None], int] | None:
         """``_perform`` on the view ``head + chat[a:b] + chat[c:y]``: the run kept, its count state and total
         (None: a pass the chat's facts do not settle, or one that raises)."""
-        step = self._trim_step(a, b, c, y)
-        if step is None:
-            return None
-        first, end = step
-        state = self._appended(shape.head_state, first, end)
-        total = TOOL_TOKENS + self._tokens(state)
-        for _ in range(3):
-            if total <= self.threshold:
-                break
-            previous = total
-            step = self._trim_step(first, end, end, end)
+        span = (a, b, c, y)
+        for attempt in range(4):  # a pass, then up to three more while it still helps
+            step = self._trim_step(*span)
             if step is None:
                 return None
             first, end = step
             state = self._appended(shape.head_state, first, end)
-            total = TOOL_TOKENS + self._tokens(state)
-            if total >= previous:
+            previous, total = total, TOOL_TOKENS + self._tokens(state)
+            if total <= self.threshold or (attempt and total >= previous):
                 break
+            span = (first, end, end, end)
         if total > self.threshold:
             return None
         return first, end, state, total
@@ -1123,17 +1116,18 @@ def replay(kind: str, items: list[Item], settings: dict[str, Any], counter: Insp
     items = counter.chat  # the same messages, which every later check then finds without comparing them
     handler = Handler(kind, settings, prefix_of(items), counter)
     handler.run(items)
-    result = list(handler.compacted)
-    fired = handler.fired
-    if fired:
-        seen, before, after = fired[-1]
-        summary = (
-            f"compacted {len(fired)} time(s); last at {seen} messages: {before:,} > threshold "
+    return _outcome(items, list(handler.compacted), replay_summary(handler), counter, handler)
+
+
+def replay_summary(handler: Handler) -> str:
+    """What a replay did, in the library's terms: its compactions and the last one, or that none fired."""
+    if handler.fired:
+        seen, before, after = handler.fired[-1]
+        return (
+            f"compacted {len(handler.fired)} time(s); last at {seen} messages: {before:,} > threshold "
             f"{handler.threshold:,} tokens, {after:,} after"
         )
-    else:
-        summary = f"{handler.last_total:,} <= threshold {handler.threshold:,} tokens: never compacted"
-    return _outcome(items, result, summary, counter, handler)
+    return f"{handler.last_total:,} <= threshold {handler.threshold:,} tokens: never compacted"
 
 
 def _outcome(

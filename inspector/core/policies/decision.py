@@ -189,6 +189,11 @@ class DecisionColumns:
 _KEPT_TIERS = (Tier.ERROR, Tier.UNDECIDED, Tier.CONSUMED, Tier.INSERTED, Tier.INJECTED)
 
 
+def discarded_tier(tier: Tier) -> Tier:
+    """``discarded``'s tier: a message the strategy had decided is undecided when the plan raises."""
+    return tier if tier in _KEPT_TIERS else Tier.UNDECIDED
+
+
 def discarded(decision: Decision, raised_at: int) -> Decision:
     """``decision`` in a plan that raised on message ``raised_at``: scout-ai sends nothing, so no message
     is full, truncated or dropped; one the strategy had decided before the raise is undecided, with

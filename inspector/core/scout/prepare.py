@@ -179,7 +179,7 @@ class Prompt:
 
     def tier_of(self, index: int) -> d.Tier:
         tier = self.planner.tier_of(index)
-        return tier if self.error is None or tier == d.ERROR else d.UNDECIDED
+        return tier if self.error is None else d.discarded_tier(tier)
 
     def visible_content(self, index: int) -> Any:
         return self.planner.visible_content(index) if self.error is None else None

@@ -278,10 +278,7 @@ class ToolFacts:
         if len(content) <= limit:
             # a string in a JSON text is no longer than the text: nothing in it exceeds the limit, nothing is cut
             # (every version keeps a string within its limit as it is)
-            self.short[position] = NOTHING_TO_SHORTEN
-            if self._parent is not None:
-                self._share(position)
-            return NOTHING_TO_SHORTEN
+            return self._record(position, NOTHING_TO_SHORTEN)
         if kind == CALL or self.shortener.flavour == "envelope":
             return self.shortened(position)
         try:
@@ -293,10 +290,7 @@ class ToolFacts:
             return self.shortened(position)
         size = len(text)
         if size <= limit:
-            self.short[position] = NOTHING_TO_SHORTEN
-            if self._parent is not None:
-                self._share(position)
-            return NOTHING_TO_SHORTEN
+            return self._record(position, NOTHING_TO_SHORTEN)
         marker = 16 + len(str(size))  # "<...{size} - {5 hex digits}...>"
         half = (limit - marker) // 2
         if half < 1:  # truncate_string raises (a size of ~180 digits)
@@ -310,10 +304,7 @@ class ToolFacts:
             return self.shortened(position)
         # "Truncated (size): " + head + marker + tail, escaped, in place of the empty string
         length = len(rest) - 2 + len(encode_basestring(f"{WARNING} ({size}): {head}{tail}")) + marker
-        self.short[position] = length  # its text is written when read (_Texts)
-        if self._parent is not None:
-            self._share(position)
-        return length
+        return self._record(position, length)  # its text is written when read (_Texts)
 
     def band_sent(self) -> list[list[int]]:
         """Per kind, ``band_sums``' shortened characters plus those kept whole for want of anything to shorten:
@@ -409,20 +400,11 @@ class ToolFacts:
             self.band_errors[position] = ScoutError(
                 index, message.fields.get("role"), data.get("name"), data.get("id"), exc.exception, exc.why
             )
-            self.short[position] = NOTHING_TO_SHORTEN
-            if self._parent is not None:
-                self._share(position)
-            return NOTHING_TO_SHORTEN
+            return self._record(position, NOTHING_TO_SHORTEN)
         if text is None:
-            self.short[position] = NOTHING_TO_SHORTEN
-        else:
-            self.short_text[position] = text
-            self.short[position] = len(text)
-        short = self.short[position]
-        assert short is not None
-        if self._parent is not None:
-            self._share(position)
-        return short
+            return self._record(position, NOTHING_TO_SHORTEN)
+        self.short_text[position] = text
+        return self._record(position, len(text))
 
     def _text(self, position: int) -> str:
         """The shortened text of ``position``, whose length ``band_length`` found (so it does not raise), as
@@ -435,6 +417,13 @@ class ToolFacts:
         text = self._shorten(data, self.kinds[position])
         assert text is not None
         return text
+
+    def _record(self, position: int, length: int) -> int:
+        """``length`` as the shortened length of ``position``, given to the facts this prefix was cut from."""
+        self.short[position] = length
+        if self._parent is not None:
+            self._share(position)
+        return length
 
     def _share(self, position: int) -> None:
         """Give the facts this prefix was cut from what shortening ``position`` found: the same message
