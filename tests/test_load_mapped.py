@@ -57,7 +57,7 @@ def test_large_non_ascii_files_are_read_piece_by_piece_with_the_same_result(tmp_
     monkeypatch.setattr(json_array, "STREAM_FROM", 1024)
     pieces = []
     original = json_array._decode_pieces
-    monkeypatch.setattr(json_array, "_decode_pieces", lambda data: pieces.append(original(data)) or pieces[-1])
+    monkeypatch.setattr(json_array, "_decode_pieces", lambda *data: pieces.append(original(*data)) or pieces[-1])
     for size in (1, 7, 100, 4096, 10**9):  # cuts at every object boundary the search meets, and none
         monkeypatch.setattr(json_array, "PIECE", size)
         streamed = load_chat(path)
@@ -78,7 +78,7 @@ def test_a_cut_inside_a_string_is_tried_again_longer(tmp_path, monkeypatch):
     monkeypatch.setattr(json_array, "PIECE", 30)
     pieces = []
     original = json_array._decode_pieces
-    monkeypatch.setattr(json_array, "_decode_pieces", lambda data: pieces.append(original(data)) or pieces[-1])
+    monkeypatch.setattr(json_array, "_decode_pieces", lambda *data: pieces.append(original(*data)) or pieces[-1])
     tries = []
     decode = json_array._DECODE
     monkeypatch.setattr(json_array, "_DECODE", lambda data: tries.append(len(data)) or decode(data))

@@ -341,7 +341,9 @@ def _run_command(args: argparse.Namespace) -> int:
                 return command_module("calls").run(args, history)
             inspection = history.at(history.number(args.at)) if args.at is not None else history.whole
         else:
-            inspection = open_inspection(source, setup)
+            # prepare writes one prompt, which sends few tool contents: the others stay in the file
+            lean = args.command == "prepare" and setup.reads_few_contents()
+            inspection = open_inspection(ChatSource.of(args.chat, args.input_format, lean) if lean else source, setup)
         args.included = [*getattr(args, "included", ()), *inspection.chat.read_files]  # -o never replaces them
         if _KEPT_TO_EXIT is not None:
             _KEPT_TO_EXIT.append(inspection)

@@ -225,7 +225,7 @@ def open_inspection(source: ChatSource | str | Path, setup: Setup | None = None)
         source = ChatSource.of(source)
     setup.scout_version()  # an unknown name is a usage error, before the chat is read
     with collector_paused():
-        chat = load_chat(source.path, source.input_format)
+        chat = load_chat(source.path, source.input_format, source.lean)
         return inspect_chat(chat, setup)
 
 

@@ -44,6 +44,41 @@ class Message:
         return cls({"role": role, "content": content, **extra}, line, end_line)
 
 
+class SpilledMessage(Message):
+    """A tool message of a lean read (``prepare`` of a large JSON chat): its content was checked as it was
+    read and left in the file, so the chat is never held whole. What the plan needs of it is kept: its
+    role, its content's length and what the tool check found (``scanned``, see tool_facts.scan_tool).
+    ``fields`` reads the message again, on first use only (the few the prompt sends)."""
+
+    __slots__ = ("_cached", "_reread", "kind_role", "length", "scanned")
+
+    def __init__(self, role: str, length: int, scanned: tuple[Any, ...], reread: Callable[[], dict[str, Any]]):
+        self.line = self.end_line = self.source = None
+        self.kind_role = role
+        self.length = length
+        self.scanned = scanned
+        self._reread: Callable[[], dict[str, Any]] | None = reread
+        self._cached: dict[str, Any] | None = None
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        if self._cached is None:
+            assert self._reread is not None
+            self._cached, self._reread = self._reread(), None
+        return self._cached
+
+    @fields.setter
+    def fields(self, value: dict[str, Any]) -> None:
+        self._cached, self._reread = value, None
+
+    @property
+    def role(self) -> Any:
+        return self.kind_role
+
+    def __repr__(self) -> str:
+        return f"SpilledMessage({self.kind_role!r}, {self.length} chars)"
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """Something the loader noticed: a parser hazard, a skipped directive, an encoding repair."""

@@ -31,14 +31,16 @@ def policy_name(name: str | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class ChatSource:
-    """Which file, read as which format (None: sniffed from the file)."""
+    """Which file, read as which format (None: sniffed from the file). ``lean``: read for one prompt
+    (``prepare``): a large JSON chat's checked tool contents stay in the file until sent (io.formats.spill)."""
 
     path: str
     input_format: str | None = None
+    lean: bool = False
 
     @classmethod
-    def of(cls, path: str | Path, input_format: str | None = None) -> ChatSource:
-        return cls(str(path), input_format)
+    def of(cls, path: str | Path, input_format: str | None = None, lean: bool = False) -> ChatSource:
+        return cls(str(path), input_format, lean)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,12 @@ class Setup:
     def scout_version(self) -> versions.ScoutVersion | None:
         """The version given (None: inferred from the strategies in force)."""
         return versions.get(self.version)
+
+    def reads_few_contents(self) -> bool:
+        """Whether one plan under this setup reads few tool contents besides what the tool check keeps of each:
+        the seed's shorten_tools (the default) decides by lengths, so a lean read of the chat pays (see
+        io.formats.spill); the epoch strategies and other frameworks' policies read every content."""
+        return self.policy is None and self.version in (None, "seed") and self.strategies in (None, "shorten_tools")
 
     def with_version(self, name: str | None) -> Setup:
         if name is not None and versions.get(name) is None:

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from inspector.core.errors import ScoutError
-from inspector.core.model import Message
+from inspector.core.model import Message, SpilledMessage
 from inspector.core.policies.decision import ToolKind
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby import json_bytes
@@ -619,14 +619,8 @@ def _scan(messages: Any, indices: Any) -> Any:
     risk_append = maybe_raises.append
     idents: list[tuple[object, object]] = []  # (name, id) as tool_identity reads them, from the first reading
     ident_append = idents.append
-    check = _IDENTITY.decode
-    check_call = _CALL_IDENTITY.decode
-    shape: Any  # an _Identity, or a call's _CallIdentity
-    small = 2 * rubyjson.MAX_NESTING
     careful_parse = rubyjson.parse
     tool_roles = _TOOL_ROLES
-    # RecursionError: nested past the decoder's own depth (~1000), far past JSON.parse's 100: the careful path
-    strict_errors = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
     def fail(index: Any, data: Any, exception: Any, why: Any) -> Any:
         message = messages[index]
@@ -697,10 +691,19 @@ def _scan(messages: Any, indices: Any) -> Any:
         kinds_append(kind)
         raw_append(len(content))
 
-    intern = sys.intern
     broken = json_bytes.used  # only then can a role hold an invalid byte
+    spilled = SpilledMessage
     for index in indices:
-        fields = messages[index].fields
+        message = messages[index]
+        if type(message) is spilled:  # checked as it was read (a lean read): its record, not its content
+            kind, risky, name, ident = message.scanned
+            risk_append(risky)
+            ident_append((name, ident))
+            order_append(index)
+            kinds_append(kind)
+            raw_append(message.length)
+            continue
+        fields = message.fields
         role = fields.get("role")
         kind = tool_roles.get(role) if type(role) is str else FAIL
         if kind is None:
@@ -709,57 +712,80 @@ def _scan(messages: Any, indices: Any) -> Any:
             kind = FAIL  # an invalid byte: `to_sym` raises EncodingError
         content = fields.get("content")
         if kind != FAIL and type(content) is str:
-            try:
-                # the common case: strict JSON holding an object (checked whole, only name and id built);
-                # anything it refuses (comments, lone surrogates, a non-object...) takes the careful path
-                # (non-ASCII text goes in as bytes: given a str, the decoder would leave a UTF-8 copy cached in it)
-                data = content if content.isascii() else content.encode("utf-8", "surrogatepass")
-                if kind == CALL:
-                    try:
-                        shape = check_call(data)  # arguments as an object, their values raw
-                    except msgspec.ValidationError:
-                        shape = check(data)  # arguments of another type: kept raw
-                else:
-                    shape = check(data)
-            except strict_errors:
-                pass
-            else:
-                # (a message of a few hundred bytes, or an output whose content is a string and little
-                # else, cannot nest that deep: see _may_nest_too_deep, here in line)
-                large = len(data) > small
-                if kind == OUTPUT:
-                    main = shape.content
-                    # shortening cannot raise on an output's string content
-                    risky = memoryview(main)[:1] != _QUOTE
-                    too_deep = (
-                        large and (risky or len(data) - len(main) > small) and _may_nest_too_deep(data, (main,), 2)
-                    )
-                else:
-                    arguments = shape.arguments
-                    if type(arguments) is dict:
-                        too_deep = large and _may_nest_too_deep(data, arguments.values(), 3)
-                        risky = False  # nor on an object of arguments
-                    else:
-                        too_deep = large and _may_nest_too_deep(data, (arguments,) if arguments is not None else (), 2)
-                        risky = True
-                if too_deep:
-                    careful(index, kind, content)  # JSON.parse raises NestingError: the careful path says so
-                    continue
+            found = scan_tool(kind, content)
+            if found is not None:
+                risky, name, ident = found
                 risk_append(risky)
-                # tool_identity of the keys kept (names repeat: one string each)
-                name = shape.name
-                if type(name) is str:
-                    name = intern(name)
-                elif name is None and type(shape.function) is dict:
-                    name = shape.function.get("name")
-                ident = shape.id
-                ident_append((name, ident if ident is not None else shape.call_id))
+                ident_append((name, ident))
                 order_append(index)
                 kinds_append(kind)
                 raw_append(len(content))
                 continue
         careful(index, kind, content)
     return order, kinds, raw, failed_data, failures, maybe_raises, idents
+
+
+_STRICT_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+_SMALL = 2 * rubyjson.MAX_NESTING
+
+
+def scan_tool(kind: int, content: str) -> tuple[bool, object, object] | None:
+    """The common case of a tool message's content, as shorten_tools meets it: strict JSON holding an object
+    that JSON.parse reads within its nesting limit. Gives (whether shortening it might raise, name, id);
+    None for anything else (comments, lone surrogates, a non-object, too deep...): the careful path's.
+
+    The JSON is checked whole and only name and id are built (non-ASCII text goes in as bytes: given a str,
+    the decoder would leave a UTF-8 copy cached in it). A message of a few hundred bytes, or an output whose
+    content is a string and little else, cannot nest too deep (see _may_nest_too_deep, here in line)."""
+    data = content if content.isascii() else content.encode("utf-8", "surrogatepass")
+    shape: Any  # an _Identity, or a call's _CallIdentity
+    try:
+        if kind == CALL:
+            try:
+                shape = _CHECK_CALL(data)  # arguments as an object, their values raw
+            except msgspec.ValidationError:
+                shape = _CHECK(data)  # arguments of another type: kept raw
+        else:
+            shape = _CHECK(data)
+    except _STRICT_ERRORS:
+        # RecursionError: nested past the decoder's own depth (~1000), far past JSON.parse's 100
+        return None
+    large = len(data) > _SMALL
+    if kind == OUTPUT:
+        main = shape.content
+        risky = memoryview(main)[:1] != _QUOTE  # shortening cannot raise on an output's string content
+        too_deep = large and (risky or len(data) - len(main) > _SMALL) and _may_nest_too_deep(data, (main,), 2)
+    else:
+        arguments = shape.arguments
+        if type(arguments) is dict:
+            too_deep = large and _may_nest_too_deep(data, arguments.values(), 3)
+            risky = False  # nor on an object of arguments
+        else:
+            too_deep = large and _may_nest_too_deep(data, (arguments,) if arguments is not None else (), 2)
+            risky = True
+    if too_deep:
+        return None  # JSON.parse raises NestingError: the careful path says so
+    # tool_identity of the keys kept (names repeat: one string each)
+    name = shape.name
+    if type(name) is str:
+        name = _intern(name)
+    elif name is None and type(shape.function) is dict:
+        name = shape.function.get("name")
+    ident = shape.id
+    return risky, name, ident if ident is not None else shape.call_id
+
+
+_intern = sys.intern
+
+
+def spill_record(role: str, content: str) -> tuple[int, bool, object, object] | None:
+    """What ``_scan`` takes from a tool message whose content passes ``scan_tool`` (kind, whether shortening
+    might raise, name, id), so that a lean read can leave the content in the file; None: keep it."""
+    kind = _TOOL_ROLES.get(role)
+    if kind is None:
+        return None
+    found = scan_tool(kind, content)
+    return None if found is None else (kind, *found)
 
 
 NESTING_MESSAGE = f"nesting of {rubyjson.MAX_NESTING + 1} is too deep"  # Ruby's json 2.6.1, word for word
@@ -860,6 +886,8 @@ class _CallIdentity(msgspec.Struct):
 
 
 _CALL_IDENTITY = msgspec.json.Decoder(_CallIdentity)
+_CHECK = _IDENTITY.decode
+_CHECK_CALL = _CALL_IDENTITY.decode
 
 
 class _Infinite(Exception):

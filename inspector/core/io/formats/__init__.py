@@ -14,7 +14,7 @@ from inspector.core.errors import InputError
 from inspector.core.files import read_chat_bytes as read_bytes
 from inspector.core.io.formats import anthropic, json_array, jsonl, openai_chat, openai_responses, scout_chat
 from inspector.core.io.formats.jsondoc import shape
-from inspector.core.model import Chat, Finding
+from inspector.core.model import Chat, Finding, SpilledMessage
 from inspector.core.ruby.text import bad_line, fixutf8, repair_note
 from inspector.core.scout.prepared import prepared_findings
 from inspector.core.scout.roles import unknown_role_findings
@@ -83,15 +83,25 @@ def _head(path: str | Path) -> bytes | None:
     return head if head.strip() and b"\x00" not in head else None
 
 
-def load_chat(path: str | Path, input_format: str | None = None) -> Chat:
+def load_chat(path: str | Path, input_format: str | None = None, lean: bool = False) -> Chat:
+    """The chat at ``path``. ``lean``: a large JSON chat's checked tool contents are left in the file and
+    read again when used (``prepare``, which sends few of them: see spill.py)."""
     shown = str(path)
     head = _head(path)
     if head is not None and input_format in (None, json_array.NAME):
         name, _ = (json_array.NAME, True) if input_format else _detect(head.decode("utf-8", "ignore"), shown)
         if name == json_array.NAME:
-            chat = json_array.load_path(path, shown)
+            if lean:
+                from inspector.core.scout.tool_facts import spill_record
+
+                chat = json_array.load_path(path, shown, spill_record)
+            else:
+                chat = json_array.load_path(path, shown)
             chat.format = chat.format or name
-            chat.findings.extend(unknown_role_findings(chat.messages, False))
+            messages = chat.messages
+            if lean:  # a spilled message's role is a tool's, known (its fields are read again only when sent)
+                messages = [m for m in messages if type(m) is not SpilledMessage]
+            chat.findings.extend(unknown_role_findings(messages, False))
             return chat
     return load_data(read_bytes(path), shown, input_format)
 

@@ -11,7 +11,8 @@ import msgspec
 
 from inspector.core import files
 from inspector.core.errors import InputError
-from inspector.core.model import Chat, Message
+from inspector.core.io.formats.spill import Record, Spill
+from inspector.core.model import Chat, Message, SpilledMessage
 from inspector.core.ruby import json as rubyjson
 from inspector.core.ruby import json_bytes
 
@@ -84,20 +85,23 @@ class _File:
                 done += got
 
 
-def decode_file(source: _File) -> tuple[Any, bytes | None]:
+def decode_file(source: _File, spill: Spill | None = None) -> tuple[Any, bytes | None]:
     """The JSON value of a checked open file, and its bytes when it was read whole (None: in pieces).
 
     A large one is parsed a piece at a time, read into one buffer of about ``PIECE`` bytes: the file is
     never held whole (Python keeps non-ASCII text at 2-4 bytes a character, so the file and the strings
     together would peak at over three times the file), and measured as fast as a memory map was (64 MiB
     ASCII chat: 0.11 s, the map 0.10 s; reading it whole first: 0.16 s). A small one, or one that does not
-    cut cleanly, is read whole (checked for NUL bytes a block at a time first)."""
+    cut cleanly, is read whole (checked for NUL bytes a block at a time first). With a ``spill`` (a lean
+    read), the pieces' tool contents are checked and left in the file (see spill.py)."""
     size = len(source)
     if size >= STREAM_FROM:
-        out = _decode_pieces(source)
+        out = _decode_pieces(source, spill)
         if out is not None:
             files.check_unchanged(source.opened, size)
             return out, None
+        if spill is not None:
+            spill.forget()
     data = source.read(0, size)
     files.check_unchanged(source.opened, size)
     return _DECODE(data), data  # None: not cut cleanly; read whole (it may not be an array)
@@ -121,7 +125,7 @@ def _content(source: _File) -> tuple[int, int] | None:
 LOOK = 64 << 10  # bytes read past a piece to find where it may be cut (doubled until a cut is found)
 
 
-def _decode_pieces(source: _File) -> list[Any] | None:
+def _decode_pieces(source: _File, spill: Spill | None = None) -> list[Any] | None:
     """The elements of a large array, parsed a piece of about PIECE bytes at a time (each read into a
     buffer between ``[`` and ``]``); None when that fails.
 
@@ -155,32 +159,38 @@ def _decode_pieces(source: _File) -> list[Any] | None:
             view[0] = 0x5B
             view[stop] = 0x5D
             try:
-                out.extend(_DECODE(view[: stop + 1]))
+                elements = _DECODE(view[: stop + 1])
             except (msgspec.DecodeError, RecursionError):
                 if found is None:
                     return None
                 size = max(2 * size, stop - 1)  # cut inside a string or a nested array: a longer piece, past it
                 continue
+        out.extend(elements if spill is None else spill.take(elements, start, stop - 1))
+        del elements  # this piece's strings freed before the next is parsed (a lean read reuses their memory)
         size, look = PIECE, LOOK
         start = start + found.start(1) - 1 if found is not None else end
     return out
 
 
-def load_path(path: Any, shown: str | None) -> Chat:
+def load_path(path: Any, shown: str | None, record: Record | None = None) -> Chat:
     """A large file parsed from its bytes (a large non-ASCII one in pieces); else as ``load_bytes``.
 
     msgspec rather than orjson here: measured 1.5-2x faster on whole chats, and it keeps wide
-    integers exact instead of rounding them to floats.
+    integers exact instead of rounding them to floats. ``record``: a lean read (``Spill``), the tool
+    check whose passing contents a large file's pieces leave in the file.
     """
     data: bytes | None = None
     parsed: Any = None
     try:
         with files.open_regular(path, files.CHAT_LIMIT, "chat") as opened:
             source = _File(opened)
+            spill = None if record is None else Spill(opened, str(path) if shown is None else shown, record, _DECODE)
             try:
-                parsed, data = decode_file(source)
+                parsed, data = decode_file(source, spill)
             except (msgspec.DecodeError, RecursionError):
                 parsed = None
+            if spill is not None and not spill.pieces:
+                spill.close()  # nothing left in the file
     except files.Refused as exc:  # changed while read, binary...: the words read_chat_bytes has for it
         raise files.chat_error(exc, str(path) if shown is None else shown) from None
     if parsed is None:
@@ -266,8 +276,12 @@ def _build(data: Any, path: str | None, text: Any, single: Any = None) -> Chat:
         kinds: dict[type, str] = {dict: "an object", str: "a string"}
         kind = kinds.get(type(data), type(data).__name__)
         raise InputError(f"expected a JSON array of messages, found {kind}", path, 1)
-    if set(map(type, data)) <= _DICT:  # every element an object (checked in C): no loop in Python
+    types = set(map(type, data))
+    if types <= _DICT:  # every element an object (checked in C): no loop in Python
         return Chat(list(map(Message, data)), path=path, format=NAME, locator=_Locator(text, single))
+    if types <= _DICT_OR_SPILLED:  # a lean read: its spilled tool messages are messages already
+        messages = [item if type(item) is SpilledMessage else Message(item) for item in data]
+        return Chat(messages, path=path, format=NAME, locator=_Locator(text, single))
     messages = []
     for index, item in enumerate(data):
         if not isinstance(item, dict):
@@ -279,6 +293,7 @@ def _build(data: Any, path: str | None, text: Any, single: Any = None) -> Chat:
 
 
 _DICT = {dict}
+_DICT_OR_SPILLED = {dict, SpilledMessage}
 
 
 class _Locator:

@@ -1,0 +1,93 @@
+"""A lean read of a large JSON chat: tool contents checked as each piece is parsed, then left in the file.
+
+`prepare` sends the newest tool outputs and drops most of the rest, yet a plain read holds every content
+as a Python string (up to 4 bytes a character: 3.6x a non-ASCII file at its peak) and writes each into
+fresh memory. Here a tool message whose content passes the tool check (``record``, scout's rule) keeps
+only its role, its length and what the check found (a ``SpilledMessage``); its piece's strings are freed
+before the next piece is parsed, so they reuse the same memory. The few the prompt sends are read again
+from their piece, through a descriptor kept open, and checked to be what was read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+import msgspec
+
+from inspector.core import files
+from inspector.core.errors import InputError
+from inspector.core.model import SpilledMessage
+
+SPILL_FROM = 512  # characters: a shorter content costs less kept than its record and a second read
+KEEP_PIECES = 2  # pieces held decoded after a second read (the messages sent lie in the newest ones)
+
+# what the tool check found of a message's content (None: keep the content, the plan reads it)
+Record = Callable[[str, str], "tuple[Any, ...] | None"]
+
+
+class Spill:
+    """The pieces of one lean read, and how to read a message of them again."""
+
+    def __init__(self, opened: files.Opened, shown: str, record: Record, decode: Callable[[Any], Any]):
+        self.opened = replace(opened, fd=os.dup(opened.fd))  # the chat's own file, whatever its path becomes
+        self.shown = shown
+        self.record = record
+        self.decode = decode
+        self.pieces: list[tuple[int, int]] = []  # (offset, length) of each piece's elements in the file
+        self.decoded: dict[int, list[Any]] = {}  # pieces read again, newest use last
+        self.rereads = 0  # pieces read again (tests count them)
+
+    def take(self, elements: list[Any], offset: int, length: int) -> list[Any]:
+        """The elements of the piece at ``offset``, each tool message the check passes spilled."""
+        piece = len(self.pieces)
+        self.pieces.append((offset, length))
+        record, reread = self.record, self.element
+        for k, element in enumerate(elements):
+            if type(element) is not dict:
+                continue
+            role, content = element.get("role"), element.get("content")
+            if type(content) is not str or len(content) < SPILL_FROM or type(role) is not str:
+                continue
+            found = record(role, content)
+            if found is not None:
+                elements[k] = SpilledMessage(role, len(content), found, partial(reread, piece, k, len(content)))
+        return elements
+
+    def forget(self) -> None:
+        """The pieces taken so far are not used (the file is read whole after all)."""
+        self.pieces.clear()
+
+    def close(self) -> None:
+        os.close(self.opened.fd)
+
+    def element(self, piece: int, k: int, length: int) -> dict[str, Any]:
+        """Message ``k`` of ``piece`` read again; the file must not have changed since (else one input error)."""
+        elements = self.decoded.pop(piece, None)
+        if elements is None:
+            offset, count = self.pieces[piece]
+            try:
+                data = files.read_span(self.opened, offset, count, False)
+                files.check_unchanged(self.opened, offset + count)
+                elements = self.decode(b"[" + data + b"]")
+            except files.Refused as exc:
+                raise files.chat_error(exc, self.shown) from None
+            except (msgspec.DecodeError, RecursionError):
+                elements = None
+            self.rereads += 1
+            if elements is None or len(elements) <= k:
+                raise self._changed()
+            while len(self.decoded) >= KEEP_PIECES:
+                del self.decoded[next(iter(self.decoded))]
+        self.decoded[piece] = elements
+        fields = elements[k]
+        content = fields.get("content") if type(fields) is dict else None
+        if type(content) is not str or len(content) != length:
+            raise self._changed()
+        return dict(fields)  # the cached piece's own stays as read
+
+    def _changed(self) -> InputError:
+        return files.chat_error(files.Refused(files.CHANGED, self.shown), self.shown)
