@@ -225,6 +225,11 @@ def test_selectable_but_not_the_default():
     assert parse_spec("shorten_tools_epoch") == ["shorten_tools_epoch"]
     assert known_strategies()[:3] == ["shorten_tools", "none", "shorten_tools_epoch"]
     assert "shorten_tools_epoch" in BUILTIN
+    # the names the registry and the planner use without importing the strategies' modules
+    from inspector.core.scout import strategies
+    from inspector.core.scout.strategies import shorten_tools_epoch, shorten_tools_epoch_increment
+
+    assert (strategies.EPOCH, strategies.INCREMENT) == (shorten_tools_epoch.NAME, shorten_tools_epoch_increment.NAME)
     with pytest.raises(ValueError):
         register_strategy("shorten_tools_epoch", lambda m: m)
 

@@ -21,9 +21,7 @@ from inspector.core.scout.inbox import InboxReading, read_inbox
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.settings import Thresholds, resolve, strategies_setting
 from inspector.core.scout.shorten import Shortener
-from inspector.core.scout.strategies import StrategySpec, parse_spec
-from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
-from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
+from inspector.core.scout.strategies import EPOCH, INCREMENT, StrategySpec, parse_spec
 from inspector.core.scout.tool_facts import ToolFacts
 from inspector.core.setup import ChatSource, Setup
 
@@ -198,14 +196,24 @@ class Inspection:
         thresholds = thresholds or self.thresholds
         spec = strategies if strategies is not None else self.strategy_spec
         version = self.version_for(spec)
+        chain = parse_spec(spec, version.default, validate=False)
+        epoch = increment = None  # each epoch strategy's settings, when it runs (its module imported then)
+        if not callable(chain) and EPOCH in chain:
+            from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+
+            epoch = EpochSettings.of(thresholds)
+        if not callable(chain) and INCREMENT in chain:
+            from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
+
+            increment = IncrementSettings.of(thresholds)
         return prepare_prompt(
             self.chat.messages,
             spec,
             thresholds.as_tuple(),
             self.facts_for(version),
-            EpochSettings.of(thresholds),
+            epoch,
             version,
-            IncrementSettings.of(thresholds),
+            increment,
             self.injected_for(version),
         )
 

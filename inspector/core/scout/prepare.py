@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.core.errors import ScoutError
 from inspector.core.model import Message
@@ -13,14 +13,22 @@ from inspector.core.ruby.json import generator_error
 from inspector.core.scout import versions
 from inspector.core.scout.roles import is_tool, tool_kind
 from inspector.core.scout.settings import DEFAULTS
-from inspector.core.scout.strategies import StrategyFn, is_registered, lookup, parse_spec, plugin_failures
-from inspector.core.scout.strategies import shorten_tools_epoch_increment as increment
+from inspector.core.scout.strategies import (
+    EPOCH,
+    INCREMENT,
+    StrategyFn,
+    is_registered,
+    lookup,
+    parse_spec,
+    plugin_failures,
+)
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
-from inspector.core.scout.strategies.shorten_tools_epoch import NAME as EPOCH
-from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
-from inspector.core.scout.strategies.shorten_tools_epoch import run as run_epoch
 from inspector.core.scout.tool_facts import ToolFacts, chars_of
 from inspector.core.scout.totals import Totals, tier_counts
+
+if TYPE_CHECKING:  # the epoch strategies are imported when they run (a plain `prepare` pays for neither)
+    from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+    from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
 
 DEFAULT_THRESHOLDS = (
     DEFAULTS["full_tool_calls"],
@@ -220,7 +228,7 @@ def prepare_prompt(
     facts: ToolFacts | None = None,
     epoch: EpochSettings | None = None,
     version: versions.ScoutVersion | None = None,
-    increment_settings: increment.IncrementSettings | None = None,
+    increment_settings: IncrementSettings | None = None,
     injected: list[Message] | None = None,
 ) -> Prompt:
     """Apply the strategies as scout-ai does (see _prepare); the prompt names the version that ran.
@@ -246,7 +254,7 @@ def _prepare(
     facts: ToolFacts | None,
     epoch: EpochSettings | None,
     version: versions.ScoutVersion,
-    increment_settings: increment.IncrementSettings | None,
+    increment_settings: IncrementSettings | None,
 ) -> Prompt:
     """Apply the strategies as scout-ai does. ``thresholds`` is the five values in KEYS order.
 
@@ -271,7 +279,7 @@ def _prepare(
             from inspector.core.scout.strategies.windows import Unchanged
 
             return Prompt(messages, spec, Unchanged(messages, facts))
-        if len(core) == 1 and core[0] in (EPOCH, increment.NAME):
+        if len(core) == 1 and core[0] in (EPOCH, INCREMENT):
             stage = _window_plan(messages, core[0], facts, version, epoch, increment_settings)
             if stage is not None:
                 return Prompt(messages, spec, stage)
@@ -284,7 +292,7 @@ def _window_plan(
     facts: ToolFacts | None,
     version: versions.ScoutVersion,
     epoch: EpochSettings | None,
-    increment_settings: increment.IncrementSettings | None,
+    increment_settings: IncrementSettings | None,
 ) -> Planner | None:
     """An epoch strategy planned over facts cached with the chat's ToolFacts (None: take the exact walk)."""
     from inspector.core.scout.strategies.windows import WindowFacts, WindowPlan
@@ -296,11 +304,15 @@ def _window_plan(
             facts.windows[name] = found
     if found.needs_exact_walk:
         return None
-    settings: EpochSettings | increment.IncrementSettings
+    settings: EpochSettings | IncrementSettings
     if name == EPOCH:
+        from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+
         settings = epoch if epoch is not None else EpochSettings.resolve()
     else:
-        settings = increment_settings or increment.IncrementSettings()
+        from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
+
+        settings = increment_settings or IncrementSettings()
     return WindowPlan(found, settings)
 
 
@@ -368,6 +380,9 @@ def _run_chain(
             error = _unknown(stage, version)
             break
         if stage == EPOCH:
+            from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
+            from inspector.core.scout.strategies.shorten_tools_epoch import run as run_epoch
+
             if epoch is None:
                 epoch = EpochSettings.resolve()
             result = run_epoch([m.fields for m in current], epoch, version.shortener)
@@ -375,11 +390,13 @@ def _run_chain(
             if error is not None:
                 break
             continue
-        if stage == increment.NAME:
-            settings = increment_settings or increment.IncrementSettings()
+        if stage == INCREMENT:
+            from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
             from inspector.core.scout.strategies.windows import WindowFacts, WindowPlan, as_result
 
-            stage_plan = WindowPlan(WindowFacts(current, increment.NAME, version.shortener), settings)
+            settings = increment_settings or IncrementSettings()
+
+            stage_plan = WindowPlan(WindowFacts(current, INCREMENT, version.shortener), settings)
             current, origin, error = _run_epoch(current, origin, decisions, originals, as_result(stage_plan))
             if error is not None:
                 break

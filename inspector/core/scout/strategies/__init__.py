@@ -19,7 +19,9 @@ from inspector.core.scout.versions import default_chains
 
 ENTRY_POINT_GROUP = "prompt_inspector.strategies"
 # Every name some scout-ai version knows (versions.py says which); the default is the version's.
-BUILTIN = ("shorten_tools", "none", "shorten_tools_epoch", "shorten_tools_epoch_increment", "inbox")
+EPOCH = "shorten_tools_epoch"
+INCREMENT = "shorten_tools_epoch_increment"
+BUILTIN = ("shorten_tools", "none", EPOCH, INCREMENT, "inbox")
 DEFAULT = ("shorten_tools",)
 
 Fields = dict[str, Any]  # a message as a plugin sees it: role, content and any other keys
