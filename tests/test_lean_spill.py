@@ -12,6 +12,7 @@ import pytest
 from cli_runner import run_cli
 from helpers import seeds
 
+from inspector.core import files
 from inspector.core.errors import InputError
 from inspector.core.inspection import open_inspection
 from inspector.core.io import formats
@@ -89,9 +90,8 @@ def _outputs(count, size, seed=0):
 
 def test_only_the_messages_the_prompt_sends_are_read_again(tmp_path, pieces):
     path = _write(tmp_path, _outputs(60, 300))
-    inspection = open_inspection(
-        ChatSource.of(path, None, lean=True), Setup(config_files=(), overrides=(("max_tool_chars", "2000"),))
-    )
+    setup = Setup(config_files=(), overrides=(("max_tool_chars", "2000"),))
+    inspection = open_inspection(ChatSource.of(path, None, lean=True), setup)
     messages = inspection.chat.messages
     spilled = [m for m in messages if type(m) is SpilledMessage]
     assert len(spilled) == pieces["spilled"] == 120  # every call and output
@@ -100,12 +100,7 @@ def test_only_the_messages_the_prompt_sends_are_read_again(tmp_path, pieces):
     read_again = {i for i, m in enumerate(messages) if type(m) is SpilledMessage and m._cached is not None}
     sent = {i for i in range(len(messages)) if plan.tier_of(i).value in ("full", "truncated")}
     assert read_again and read_again <= sent
-    assert json.loads(written) == json.loads(
-        render(
-            "json",
-            open_inspection(path, Setup(config_files=(), overrides=(("max_tool_chars", "2000"),))).prompt().messages(),
-        )
-    )
+    assert written == render("json", open_inspection(path, setup).prompt().messages())
 
 
 def test_a_spilled_message_reads_as_the_message_it_was(tmp_path, pieces):
@@ -152,10 +147,7 @@ def test_a_chat_changed_after_its_lean_read_is_an_input_error(tmp_path, pieces):
                 os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
         with pytest.raises(InputError) as caught:
             render("json", inspection.prompt().messages())
-        assert (
-            caught.value.what
-            == "changed while read (truncated or rewritten in place): read it again once its writer is done"
-        )
+        assert caught.value.what == files.CHANGED
         assert caught.value.path == str(path)
 
 
