@@ -5,7 +5,8 @@
 
 The profiles come from the shared generator (`big_chat.py`: random letter runs, 30% words with accents,
 CJK, emoji and control characters; `GEN_ASCII=1`: the same shape, ASCII only). Each run is a whole
-process, alternating `prompt-inspector prepare` and the Ruby reference, each reaped with wait4 so its
+process, alternating `prompt-inspector prepare` (the console script beside this interpreter, else
+`python -m inspector`) and the Ruby reference, each reaped with wait4 so its
 peak RSS and CPU time are its own; the outputs are compared byte for byte once. Prints per profile: the
 file size, the medians, the ratio inspector/Ruby (targets: 0.5x ASCII, 0.8x non-ASCII), the same ratio of
 CPU time (user + system: steadier than wall time on a busy machine) and peak RSS over the file size
@@ -52,6 +53,9 @@ def main() -> None:
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
     env["PYTHONPATH"] = str(ROOT)
+    # the console script, as users run it (`python -m` adds runpy's imports, ~3 ms), else the module
+    script = Path(sys.executable).parent / "prompt-inspector"
+    ours_command = [str(script)] if script.exists() else [sys.executable, "-m", "inspector"]
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "inspector")], check=True, capture_output=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -68,7 +72,7 @@ def main() -> None:
             ours, ruby, peaks = [], [], []
             for _ in range(args.runs):
                 spent, cpu, peak = timed(
-                    [sys.executable, "-m", "inspector", "prepare", str(chat), "--no-scout-config"],
+                    [*ours_command, "prepare", str(chat), "--no-scout-config"],
                     folder / "ours.out",
                     env,
                 )

@@ -38,6 +38,27 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise _Usage(message)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse's own asks shutil for the width, and every add_argument makes a formatter: importing shutil
+        # (and its archive modules) cost each short command ~2 ms. The width is found as shutil finds it.
+        make: Any = self.formatter_class  # every HelpFormatter takes a width (typeshed's protocol names prog only)
+        formatter: argparse.HelpFormatter = make(prog=self.prog, width=_terminal_columns() - 2)
+        return formatter
+
+
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``: $COLUMNS, else standard output's terminal, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
 
 class _Usage(Exception):
     pass

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from inspector.core.io.formats import load_chat
 from inspector.core.model import Chat, Message
 from inspector.core.scout import versions
-from inspector.core.scout.inbox import InboxReading, read_inbox
 from inspector.core.scout.prepare import Prompt, prepare_prompt
 from inspector.core.scout.settings import Thresholds, resolve, strategies_setting
 from inspector.core.scout.shorten import Shortener
@@ -28,6 +27,7 @@ from inspector.core.setup import ChatSource, Setup
 if TYPE_CHECKING:  # the other frameworks' policies are imported where one is used: scout-ai's plans need none
     from inspector.core.peers.registry import Counts, PolicySettings
     from inspector.core.peers.wire import Conversation
+    from inspector.core.scout.inbox import InboxReading
 
 
 class _Shared:
@@ -148,6 +148,8 @@ class Inspection:
     def inbox(self) -> InboxReading:
         """What 2.x's inbox appended, rebuilt read-only from the inbox_removed/ folders beside the chat."""
         if self._shared.inbox is None:
+            from inspector.core.scout.inbox import read_inbox  # 2.x's only
+
             self._shared.inbox = read_inbox(self.chat.path)
         return self._shared.inbox
 

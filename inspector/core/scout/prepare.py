@@ -24,11 +24,11 @@ from inspector.core.scout.strategies import (
 )
 from inspector.core.scout.strategies.shorten_tools import ShortenToolsPlan
 from inspector.core.scout.tool_facts import ToolFacts, chars_of
-from inspector.core.scout.totals import Totals, tier_counts
 
 if TYPE_CHECKING:  # the epoch strategies are imported when they run (a plain `prepare` pays for neither)
     from inspector.core.scout.strategies.shorten_tools_epoch import EpochSettings
     from inspector.core.scout.strategies.shorten_tools_epoch_increment import IncrementSettings
+    from inspector.core.scout.totals import Totals
 
 DEFAULT_THRESHOLDS = (
     DEFAULTS["full_tool_calls"],
@@ -206,6 +206,8 @@ class Prompt:
         ``chars_before``: every original message's characters, when the caller has them counted
         (explain's columns): a million messages are then not read again to count them.
         """
+        from inspector.core.scout.totals import Totals, tier_counts  # the reports' (`prepare` writes none)
+
         before, tool_before, after, tool_after, visible = self.planner.sizes(chars_before)
         if self.error is not None:
             visible, after, tool_after = 0, 0, 0

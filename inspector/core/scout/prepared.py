@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from inspector.core.model import Chat, Finding, Message
-from inspector.core.numbering import RowNumbers
 
 # `Truncated (217): <head><...217 - 1a2b3...><tail>` (shorten_string) or 2.x's `[CONTEXT-COMPACTED - ...]`;
 # each pattern starts with a literal, so a search stays linear even on hostile text full of near-misses
@@ -44,6 +43,8 @@ def prepared_findings(chat: Chat, hits: list[int] | None = None) -> list[Finding
     if not hits:
         return []
     first = hits[0]
+    from inspector.core.numbering import RowNumbers  # only for a prepared chat's finding
+
     row = RowNumbers.of(chat).row_of_message(first)  # the `#` column's number
     line = chat.line_of(first)
     count = f"{len(hits)} messages hold" if len(hits) > 1 else "1 message holds"

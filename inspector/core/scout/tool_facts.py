@@ -12,8 +12,8 @@ recent ones are cached), for the middle band, the detail pane and the analyses.
 
 from __future__ import annotations
 
+import _thread
 import sys
-import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -925,7 +925,7 @@ _RAW_VALUES = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _RAW_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
 
 
-_RISKY_LOCK = threading.Lock()
+_RISKY_LOCK = _thread.allocate_lock()
 _FULL = msgspec.json.Decoder(dict[str, Any])
 
 

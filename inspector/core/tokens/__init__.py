@@ -17,8 +17,8 @@ is counted as tiktoken counts it: the text is passed through UTF-16 with ``surro
 
 from __future__ import annotations
 
+import _thread  # not threading: a short `prepare` would import it for two locks
 import math
-import threading
 from typing import Any, Protocol
 
 from inspector.core.errors import UsageError
@@ -53,7 +53,7 @@ class _Base:
     def __init__(self) -> None:
         self.replaced = 0
         self._cache: dict[str, int] = {}
-        self._lock = threading.Lock()  # the app counts in a worker while the UI thread may ask
+        self._lock = _thread.allocate_lock()  # the app counts in a worker while the UI thread may ask
 
     def _count(self, text: str) -> int:
         raise NotImplementedError
@@ -215,7 +215,7 @@ def inspect_tokens(o200k: int) -> int:
 
 
 _made: dict[str, Tokenizer] = {}
-_made_lock = threading.RLock()  # `inspect` makes `o200k` while holding it
+_made_lock = _thread.RLock()  # `inspect` makes `o200k` while holding it
 
 
 def check(name: str) -> str:

@@ -279,11 +279,13 @@ def _build(data: Any, path: str | None, text: Any, single: Any = None) -> Chat:
     types = set(map(type, data))
     if types <= _DICT:  # every element an object (checked in C): no loop in Python
         return Chat(list(map(Message, data)), path=path, format=NAME, locator=_Locator(text, single))
-    if types <= _DICT_OR_SPILLED:  # a lean read: its spilled tool messages are messages already
-        messages = [item if type(item) is SpilledMessage else Message(item) for item in data]
-        return Chat(messages, path=path, format=NAME, locator=_Locator(text, single))
+    if types <= _MESSAGES:  # a lean read's pieces are messages already (spill.Spill.take)
+        return Chat(data, path=path, format=NAME, locator=_Locator(text, single))
     messages = []
     for index, item in enumerate(data):
+        if isinstance(item, Message):  # a lean read's piece, before the one holding a non-object
+            messages.append(item)
+            continue
         if not isinstance(item, dict):
             kind = {list: "an array", str: "a string", type(None): "null"}.get(type(item), type(item).__name__)
             line = _Locator(text)(index)
@@ -293,7 +295,7 @@ def _build(data: Any, path: str | None, text: Any, single: Any = None) -> Chat:
 
 
 _DICT = {dict}
-_DICT_OR_SPILLED = {dict, SpilledMessage}
+_MESSAGES = {Message, SpilledMessage}
 
 
 class _Locator:

@@ -20,11 +20,12 @@ import msgspec
 
 from inspector.core import files
 from inspector.core.errors import InputError
-from inspector.core.model import SpilledMessage
+from inspector.core.model import Message, SpilledMessage
 
 SPILL_FROM = 512  # characters: a shorter content costs less kept than its record and a second read
 KEEP_PIECES = 2  # pieces held decoded after a second read (the messages sent lie in the newest ones)
 
+_DICT = {dict}
 # what the tool check found of a message's content (None: keep the content, the plan reads it)
 Record = Callable[[str, str], "tuple[Any, ...] | None"]
 
@@ -42,20 +43,22 @@ class Spill:
         self.rereads = 0  # pieces read again (tests count them)
 
     def take(self, elements: list[Any], offset: int, length: int) -> list[Any]:
-        """The elements of the piece at ``offset``, each tool message the check passes spilled."""
+        """The messages of the piece at ``offset``, each tool message the check passes spilled (its elements as
+        they are when one is not an object: the loader's error names it)."""
         piece = len(self.pieces)
         self.pieces.append((offset, length))
-        record, reread = self.record, self.element
+        if not set(map(type, elements)) <= _DICT:
+            return elements
+        messages = list(map(Message, elements))
+        record, reread, least = self.record, self.element, SPILL_FROM
         for k, element in enumerate(elements):
-            if type(element) is not dict:
-                continue
-            role, content = element.get("role"), element.get("content")
-            if type(content) is not str or len(content) < SPILL_FROM or type(role) is not str:
-                continue
-            found = record(role, content)
-            if found is not None:
-                elements[k] = SpilledMessage(role, len(content), found, partial(reread, piece, k, len(content)))
-        return elements
+            content = element.get("content")
+            if type(content) is str and len(content) >= least:
+                role = element.get("role")
+                found = record(role, content) if type(role) is str else None
+                if found is not None:
+                    messages[k] = SpilledMessage(role, len(content), found, partial(reread, piece, k, len(content)))
+        return messages
 
     def forget(self) -> None:
         """The pieces taken so far are not used (the file is read whole after all)."""
