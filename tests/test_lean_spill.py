@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from typing import Any
 
 import chatgen
 import pytest
@@ -31,12 +32,13 @@ def pieces(monkeypatch):
     monkeypatch.setattr(json_array, "PIECE", 700)
     monkeypatch.setattr(json_array, "LOOK", 64)
     monkeypatch.setattr(spill, "SPILL_FROM", 8)
-    taken: dict[str, int] = {"spilled": 0}
+    taken: dict[str, Any] = {"spilled": 0}
     original = spill.Spill.take
 
     def take(self, elements, offset, length):
         out = original(self, elements, offset, length)
         taken["spilled"] += sum(type(e) is SpilledMessage for e in out)
+        taken["spill"] = self
         return out
 
     monkeypatch.setattr(spill.Spill, "take", take)
@@ -88,19 +90,32 @@ def _outputs(count, size, seed=0):
     return items
 
 
-def test_only_the_messages_the_prompt_sends_are_read_again(tmp_path, pieces):
+def test_only_the_messages_the_prompt_sends_are_read_again(tmp_path, monkeypatch, pieces):
     path = _write(tmp_path, _outputs(60, 300))
     setup = Setup(config_files=(), overrides=(("max_tool_chars", "2000"),))
     inspection = open_inspection(ChatSource.of(path, None, lean=True), setup)
     messages = inspection.chat.messages
     spilled = [m for m in messages if type(m) is SpilledMessage]
     assert len(spilled) == pieces["spilled"] == 120  # every call and output
-    plan = inspection.prompt()
+    piece_of = {i: m._reread.args[0] for i, m in enumerate(messages) if type(m) is SpilledMessage}
+    read = []
+    original = files.read_span
+    monkeypatch.setattr(
+        files, "read_span", lambda opened, offset, *rest: read.append(offset) or original(opened, offset, *rest)
+    )
+    plan = inspection.prompt()  # the cut ones are read again here, the whole ones as they are written
     written = render("json", plan.messages())
-    read_again = {i for i, m in enumerate(messages) if type(m) is SpilledMessage and m._cached is not None}
     sent = {i for i in range(len(messages)) if plan.tier_of(i).value in ("full", "truncated")}
+    holding = {piece_of[i] for i in sent if i in piece_of}
+    read_again = {i for i, m in enumerate(messages) if type(m) is SpilledMessage and m._cached is not None}
     assert read_again and read_again <= sent
+    monkeypatch.setattr(files, "read_span", original)
     assert written == render("json", open_inspection(path, setup).prompt().messages())
+    # each piece holding a sent message read again once, but the newest, held as it was read
+    spill_ = pieces["spill"]
+    newest = len(spill_.pieces) - 1
+    assert newest in holding and len(holding) > 2
+    assert sorted(read) == sorted(spill_.pieces[p][0] for p in holding - {newest})
 
 
 def test_a_spilled_message_reads_as_the_message_it_was(tmp_path, pieces):
@@ -136,10 +151,13 @@ def test_a_chat_changed_after_its_lean_read_is_an_input_error(tmp_path, pieces):
         if change == "truncate":
             path.write_bytes(data[: len(data) // 2])
         else:
-            # the newest output's id one character longer, a space before it gone: the file as long, the
-            # content's length no longer as read
-            at = data.rindex(b'"role": "function_call_output"')
-            tail = data[at:].replace(b'"role": "', b'"role":"', 1).replace(b'c19\\"', b'c19x\\"', 1)
+            # an older output the prompt sends (in a piece read again; the newest piece is held as read) with
+            # its id one character longer, a space before it gone: the file as long, the content's length not
+            at = data.index(
+                b'"role": "function_call_output", "content": "{\\"name\\": \\"read\\", \\"content\\"',
+                data.index(b"c12"),
+            )
+            tail = data[at:].replace(b'"role": "', b'"role":"', 1).replace(b'c12\\"', b'c12x\\"', 1)
             changed = data[:at] + tail
             assert len(changed) == len(data) and changed != data
             path.write_bytes(changed)

@@ -23,7 +23,6 @@ from inspector.core.errors import InputError
 from inspector.core.model import Message, SpilledMessage
 
 SPILL_FROM = 512  # characters: a shorter content costs less kept than its record and a second read
-KEEP_PIECES = 2  # pieces held decoded after a second read (the messages sent lie in the newest ones)
 
 _DICT = {dict}
 # what the tool check found of a message's content (None: keep the content, the plan reads it)
@@ -39,7 +38,10 @@ class Spill:
         self.record = record
         self.decode = decode
         self.pieces: list[tuple[int, int]] = []  # (offset, length) of each piece's elements in the file
-        self.decoded: dict[int, list[Any]] = {}  # pieces read again, newest use last
+        # pieces read again, held (each is read once: a prompt's cut messages are read newest first, its
+        # whole ones oldest first; the text held is at most what a plain read holds)
+        self.decoded: dict[int, list[Any]] = {}
+        self.newest: tuple[int, list[Any]] | None = None  # the last piece taken, as parsed (sent most often)
         self.rereads = 0  # pieces read again (tests count them)
 
     def take(self, elements: list[Any], offset: int, length: int) -> list[Any]:
@@ -58,18 +60,22 @@ class Spill:
                 found = record(role, content) if type(role) is str else None
                 if found is not None:
                     messages[k] = SpilledMessage(role, len(content), found, partial(reread, piece, k, len(content)))
+        self.newest = (piece, elements)  # the one before is freed: only the newest piece's text is held
         return messages
 
     def forget(self) -> None:
         """The pieces taken so far are not used (the file is read whole after all)."""
         self.pieces.clear()
+        self.newest = None
 
     def close(self) -> None:
         os.close(self.opened.fd)
 
     def element(self, piece: int, k: int, length: int) -> dict[str, Any]:
         """Message ``k`` of ``piece`` read again; the file must not have changed since (else one input error)."""
-        elements = self.decoded.pop(piece, None)
+        elements = self.decoded.get(piece)
+        if elements is None and self.newest is not None and self.newest[0] == piece:
+            elements = self.newest[1]  # not read again: what was read is what the prompt sends
         if elements is None:
             offset, count = self.pieces[piece]
             try:
@@ -83,9 +89,7 @@ class Spill:
             self.rereads += 1
             if elements is None or len(elements) <= k:
                 raise self._changed()
-            while len(self.decoded) >= KEEP_PIECES:
-                del self.decoded[next(iter(self.decoded))]
-        self.decoded[piece] = elements
+            self.decoded[piece] = elements
         fields = elements[k]
         content = fields.get("content") if type(fields) is dict else None
         if type(content) is not str or len(content) != length:
