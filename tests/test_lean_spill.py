@@ -97,7 +97,7 @@ def test_only_the_messages_the_prompt_sends_are_read_again(tmp_path, monkeypatch
     messages = inspection.chat.messages
     spilled = [m for m in messages if type(m) is SpilledMessage]
     assert len(spilled) == pieces["spilled"] == 120  # every call and output
-    piece_of = {i: m._reread.args[0] for i, m in enumerate(messages) if type(m) is SpilledMessage}
+    piece_of = {i: m.piece for i, m in enumerate(messages) if type(m) is SpilledMessage}
     read = []
     original = files.read_span
     monkeypatch.setattr(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(slots=True, eq=False)
@@ -44,32 +44,41 @@ class Message:
         return cls({"role": role, "content": content, **extra}, line, end_line)
 
 
+class Spilled(Protocol):
+    """Where a spilled message is read again (io.formats.spill.Spill)."""
+
+    def element(self, piece: int, position: int, length: int) -> dict[str, Any]: ...
+
+
 class SpilledMessage(Message):
     """A tool message of a lean read (``prepare`` of a large JSON chat): its content was checked as it was
     read and left in the file, so the chat is never held whole. What the plan needs of it is kept: its
     role, its content's length and what the tool check found (``scanned``, see tool_facts.scan_tool).
-    ``fields`` reads the message again, on first use only (the few the prompt sends)."""
+    ``fields`` reads the message again (message ``position`` of ``piece``), on first use only (the few the
+    prompt sends)."""
 
-    __slots__ = ("_cached", "_reread", "kind_role", "length", "scanned")
+    __slots__ = ("_cached", "_home", "kind_role", "length", "piece", "position", "scanned")
 
-    def __init__(self, role: str, length: int, scanned: tuple[Any, ...], reread: Callable[[], dict[str, Any]]):
+    def __init__(self, role: str, length: int, scanned: tuple[Any, ...], home: Spilled, piece: int, position: int):
         self.line = self.end_line = self.source = None
         self.kind_role = role
         self.length = length
         self.scanned = scanned
-        self._reread: Callable[[], dict[str, Any]] | None = reread
+        self._home: Spilled | None = home
+        self.piece = piece
+        self.position = position
         self._cached: dict[str, Any] | None = None
 
     @property
     def fields(self) -> dict[str, Any]:
         if self._cached is None:
-            assert self._reread is not None
-            self._cached, self._reread = self._reread(), None
+            assert self._home is not None
+            self._cached, self._home = self._home.element(self.piece, self.position, self.length), None
         return self._cached
 
     @fields.setter
     def fields(self, value: dict[str, Any]) -> None:
-        self._cached, self._reread = value, None
+        self._cached, self._home = value, None
 
     @property
     def role(self) -> Any:

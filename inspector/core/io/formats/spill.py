@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -52,14 +52,13 @@ class Spill:
         if not set(map(type, elements)) <= _DICT:
             return elements
         messages = list(map(Message, elements))
-        record, reread, least = self.record, self.element, SPILL_FROM
-        for k, element in enumerate(elements):
-            content = element.get("content")
-            if type(content) is str and len(content) >= least:
-                role = element.get("role")
-                found = record(role, content) if type(role) is str else None
-                if found is not None:
-                    messages[k] = SpilledMessage(role, len(content), found, partial(reread, piece, k, len(content)))
+        record, least = self.record, SPILL_FROM
+        contents: list[Any] = list(map(dict.get, elements, repeat("content")))  # in C: most are short or not text
+        for k in [k for k, content in enumerate(contents) if type(content) is str and len(content) >= least]:
+            content, role = contents[k], elements[k].get("role")
+            found = record(role, content) if type(role) is str else None
+            if found is not None:
+                messages[k] = SpilledMessage(role, len(content), found, self, piece, k)
         self.newest = (piece, elements)  # the one before is freed: only the newest piece's text is held
         return messages
 
