@@ -1,10 +1,13 @@
-"""One table of every speed and memory figure, on deterministic chats of several sizes and two profiles.
+"""One table of every speed and memory figure, on deterministic chats of several sizes and four profiles.
 
-    python benchmarks/run.py [--sizes 1k,20k,100k] [--profiles ascii,mixed]
+    python benchmarks/run.py [--sizes 1k,20k,100k] [--profiles ascii,mixed,shared-ascii,shared-mixed]
                              [--oracle /work/shared/reference/prompt_oracle.rb] [--runs 3]
                              [--skip app,why,...] [--million]
 
-Chats are written once to benchmarks/out/ (git-ignored; see benchmarks/chats.py). Each group of
+Chats are written once to benchmarks/out/ (git-ignored): `ascii` and `mixed` by benchmarks/chats.py,
+`shared-ascii` and `shared-mixed` by the shared generator (../shared/bench/big_chat.py; $BENCH_SHARED: its
+folder), whose texts are unlike the first two's (`why` looks for a run of letters of an output there,
+not a marker). Each group of
 figures runs in its own process, so peak RSS belongs to that work alone:
   load       chat read + tool facts, in process (s)
   plan       first plan (ms)
@@ -32,6 +35,7 @@ import asyncio
 import compileall
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -63,14 +67,58 @@ def label(size: int) -> str:
     return f"{size // 1_000_000}M" if size >= 1_000_000 else f"{size // 1000}k" if size >= 1000 else str(size)
 
 
+# the shared chat profiles (../shared/bench/big_chat.py): random letter runs with 30% words holding accents,
+# CJK, emoji and control characters (shared-mixed), or the same shape ASCII-only (shared-ascii: GEN_ASCII=1)
+SHARED = {"shared-ascii": True, "shared-mixed": False}
+SHARED_BENCH = Path(os.environ.get("BENCH_SHARED", ROOT.parent / "shared" / "bench"))
+LETTERS = re.compile(r"[A-Za-z]{6}[A-Za-z ]{18,}[A-Za-z]")  # a probe for `why` in a shared chat's output
+
+
 def chat_path(size: int, profile: str, bytes_per_message: int = chats.BYTES_PER_MESSAGE) -> tuple[Path, int]:
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"{profile}-{label(size)}-{bytes_per_message}.json"
+    if profile in SHARED:
+        path = OUT / f"{profile}-{label(size)}.json"
+    else:
+        path = OUT / f"{profile}-{label(size)}-{bytes_per_message}.json"
     meta = path.with_suffix(".pairs")
     if not path.exists() or not meta.exists():
-        _, pairs = chats.write(path, size, profile, bytes_per_message)
+        if profile in SHARED:
+            pairs = _write_shared(path, size, SHARED[profile])
+        else:
+            _, pairs = chats.write(path, size, profile, bytes_per_message)
         meta.write_text(str(pairs))
     return path, int(meta.read_text())
+
+
+def _write_shared(path: Path, size: int, ascii_only: bool) -> int:
+    """A shared-profile chat of ``size`` messages (seed 3, as bench_lean.py writes it); its tool outputs'
+    probes for `why` beside it (the chats of chats.py carry markers instead). Returns the outputs' count."""
+    env = {k: v for k, v in os.environ.items() if k != "GEN_ASCII"}
+    if ascii_only:
+        env["GEN_ASCII"] = "1"
+    generator = SHARED_BENCH / "big_chat.py"
+    subprocess.run([sys.executable, str(generator), str(path), str(size), "3"], env=env, check=True)
+    # read in a child: a parent that held the chat would pass its peak RSS on to every process it starts
+    # (wait4's ru_maxrss counts the fork's before exec), and the table's RSS/f columns would show it
+    done = subprocess.run([sys.executable, __file__, "--probes", str(path)], capture_output=True, check=True)
+    return int(done.stdout)
+
+
+def _write_probes(path: Path) -> int:
+    outputs = [m["content"] for m in json.loads(path.read_bytes()) if m.get("role") == "function_call_output"]
+    found = [LETTERS.search(content) for content in outputs]
+    path.with_suffix(".probes").write_text(json.dumps([m.group() if m is not None else "" for m in found]))
+    return len(outputs)
+
+
+def probe(path: Path, n: int) -> str:
+    """The text `why` looks for in the ``n``-th tool output (1 = the oldest): its marker in a chat of
+    chats.py, else a run of letters from it (the first found at or after the n-th in a shared chat)."""
+    probes_file = path.with_suffix(".probes")
+    if not probes_file.exists():
+        return chats.marker(n)
+    probes = json.loads(probes_file.read_text())
+    return next((text for text in probes[n - 1 :] if text), "")
 
 
 def clean_env() -> dict:
@@ -112,6 +160,13 @@ def cli(*args: str) -> list[str]:
     # -P: `-m` would put the working directory first on the path, so run from a checkout it would
     # measure that checkout's package instead of BENCH_CODE's
     return [sys.executable, "-P", "-m", "inspector", *args, "--no-scout-config"]
+
+
+def console(*args: str) -> list[str]:
+    """``cli`` through the console script beside this interpreter, as users run it (``-m`` adds runpy's
+    imports); it reads BENCH_CODE's package all the same (PYTHONPATH comes before the installed one)."""
+    script = Path(sys.executable).parent / "prompt-inspector"
+    return [str(script), *args, "--no-scout-config"] if script.exists() else cli(*args)
 
 
 # -- in-process groups (each runs in a child: python run.py --group NAME PATH) ------------------------
@@ -199,7 +254,7 @@ async def _app(path: Path, pairs: int) -> dict:
         # first paint: the first frame handed to the terminal that holds the totals (see app_frames.py)
         seen = await frames.wait(lambda: shows_totals(app))
         figures["first_paint_s"] = seen - started
-        assert any("messages " in line and "->" in line for line in paint(app))
+        assert any(" sent " in line and "->" in line for line in paint(app))  # the header's totals
         # keys in the list right after it, while the load's background work runs (the strip's timeline, the
         # detail pane, the sweep chart): from the key, sent as a terminal sends it, to the frame that shows it
         status = app.query_one("#status")
@@ -233,7 +288,7 @@ async def _app(path: Path, pairs: int) -> dict:
         # search (or closes the screen when it is done). key: from the key to its handler having run
         # (the search told to stop); stop: until the search has stopped and said so
         base = app.screen
-        app.chat.open_why(chats.marker(1))
+        app.chat.open_why(probe(path, 1))
         await _wait_for(pilot, lambda: app.screen is not base)
         await pilot.pause(0.5)
         why = app.screen
@@ -290,7 +345,7 @@ def bench_chat(size: int, profile: str, args) -> dict:
     if "prepare" not in skip:
         ours, theirs, rss, our_cpu, their_cpu = [], [], [], [], []
         for _ in range(args.runs):
-            r = run_process(cli("prepare", str(path), "-o", os.devnull))
+            r = run_process(console("prepare", str(path)))
             ours.append(r["s"])
             our_cpu.append(r["cpu_s"])
             rss.append(r["rss_mib"])
@@ -312,7 +367,7 @@ def bench_chat(size: int, profile: str, args) -> dict:
         row["explain_rss"] = r["rss_mib"] / mib
     if "why" not in skip:
         for name, n in (("why_old", 1), ("why_mid", max(1, pairs // 2))):
-            r = run_process(cli("why", str(path), chats.marker(n)), timeout=args.why_timeout)
+            r = run_process(cli("why", str(path), probe(path, n)), timeout=args.why_timeout)
             row[name] = r["s"]
             row[name + "_timeout"] = r["timed_out"]
     if "sweep" not in skip:
@@ -399,13 +454,16 @@ def million(args) -> str:
 
 
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--probes":
+        print(_write_probes(Path(sys.argv[2])))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--group":
         name, path, pairs, out = sys.argv[2], Path(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
         out.write_text(json.dumps(GROUPS[name](path, pairs)))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1k,20k,100k")
-    parser.add_argument("--profiles", default="ascii,mixed")
+    parser.add_argument("--profiles", default="ascii,mixed,shared-ascii,shared-mixed")
     parser.add_argument("--oracle", help="the Ruby reference prompt_oracle.rb (ruby must be on PATH)")
     parser.add_argument("--runs", type=int, default=3, help="prepare/oracle runs per chat (median)")
     parser.add_argument("--skip", default="", help="groups to leave out: engine,prepare,explain,why,sweep,app")
