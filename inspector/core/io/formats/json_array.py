@@ -51,7 +51,10 @@ def element_lines(text: str) -> list[int]:
 
 _DECODE = msgspec.json.Decoder().decode  # strict JSON; integers of any width kept exact, as Ruby does
 STREAM_FROM = 16 << 20  # bytes: smaller files are parsed in one go
-PIECE = 4 << 20  # bytes parsed at a time when a large file is read in pieces (measured: as fast as whole)
+# bytes parsed at a time when a large file is read in pieces: the piece read, its strings and (a lean read)
+# their tool check stay in the processor's cache (measured on the shared 55-62 MiB chats: `prepare` 5-9%
+# faster than with 4 MiB pieces, which were as fast as a whole read)
+PIECE = 512 << 10
 _WHITE = b" \t\r\n"  # JSON's white space (no other byte may stand between two elements)
 # between two objects of the array, the second's first key begun: the only place a large chat is cut
 # (see _decode_pieces). A string cannot hold a raw quote, so text such as `[{\"a\":1},{\"b\":2}]` in a
