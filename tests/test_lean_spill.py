@@ -210,3 +210,25 @@ def test_the_lean_read_is_taken_where_the_plan_reads_few_contents(tmp_path, piec
 def test_a_plain_message_is_no_spilled_one():
     message = Message({"role": "function_call_output", "content": "{}"})
     assert type(message) is not SpilledMessage and message.fields["content"] == "{}"
+
+
+@pytest.mark.parametrize("bad", [42, "text", None, [1, 2]])
+def test_a_non_object_after_spilled_pieces_names_its_index_as_a_plain_read_does(tmp_path, monkeypatch, pieces, bad):
+    items = [*_outputs(15, 200), bad, *_outputs(2, 50)]
+    path = _write(tmp_path, items)
+    lean = run_cli("prepare", path, scout_config=False)
+    assert pieces["spilled"] > 0  # pieces before the bad element were spilled
+    monkeypatch.setattr(Setup, "reads_few_contents", lambda self: False)
+    plain = run_cli("prepare", path, scout_config=False)
+    assert (lean.returncode, lean.stdout, lean.stderr) == (plain.returncode, plain.stdout, plain.stderr)
+    assert lean.returncode == 2 and "message 31 is " in lean.stderr, lean.stderr
+
+
+def test_a_nul_byte_past_spilled_pieces_is_refused_as_binary(tmp_path, pieces):
+    path = _write(tmp_path, _outputs(15, 200))
+    data = path.read_bytes()
+    at = data.index(b"c12")
+    path.write_bytes(data[:at] + b"\x00" + data[at + 1 :])
+    result = run_cli("prepare", path, scout_config=False)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"prompt-inspector: error: {path}:1: binary file (NUL byte), not a chat\n"
