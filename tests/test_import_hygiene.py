@@ -152,6 +152,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "inspector.core.errors",
             "inspector.core.model",
             "inspector.core.yielding",
+            "inspector.core.lazy_re",
             "inspector.core.numbering",
             "inspector.core.files",
         ),

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from inspector.core.lazy_re import lazy
 from inspector.core.ruby import json_bytes
 
 # orjson is imported where it is used: its import costs a short `prepare` more (about 13 ms of CPU)
@@ -31,7 +32,7 @@ class RubyJSONError(ValueError):
         self.pos = pos
 
 
-_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*(?:\n|$)', re.S)
+_COMMENT = lazy(r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*(?:\n|$)', re.S)
 
 
 def _strip_comments(text: str) -> str:
@@ -45,9 +46,9 @@ def _reject_constant(name: str) -> Any:
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 # an integer wider than 64 bits (checked on ASCII text only; a leading literal class lets re skip ahead fast)
-_LONG_DIGITS = re.compile(r"[0-9][0-9]{18}")
+_LONG_DIGITS = lazy(r"[0-9][0-9]{18}")
 # an escaped surrogate (\ud800-\udfff): the only way parsed text can hold a lone one
-_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89abAB]|\\u[dD][c-fC-F]")
+_ESCAPED_SURROGATE = lazy(r"\\u[dD][89abAB]|\\u[dD][c-fC-F]")
 
 
 def has_wide_float(value: Any) -> bool:

@@ -22,15 +22,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_WHITE = re.compile(r"[ \t\r\n]*")
+from inspector.core.lazy_re import lazy
+
+_WHITE = lazy(r"[ \t\r\n]*")
 # a string's body as Ruby's scanner accepts it: no raw control character, \u with 4 hex digits
-_STRING = re.compile(r'((?:[^"\\\x00-\x1f]|\\u[0-9a-fA-F]{4}|\\[^u\x00-\x1f])*)"')
-_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
-_HIGH = re.compile(r"\\u[dD][89abAB]")
+_STRING = lazy(r'((?:[^"\\\x00-\x1f]|\\u[0-9a-fA-F]{4}|\\[^u\x00-\x1f])*)"')
+_NUMBER = lazy(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_ESCAPE = lazy(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
+_HIGH = lazy(r"\\u[dD][89abAB]")
 _SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 _SIMPLE_BYTES = {ord(k): v.encode() for k, v in _SIMPLE.items()}
-BAD_CHAR = re.compile(r"[\udc80-\udcff]")  # an invalid byte, as these strings hold it
+BAD_CHAR = lazy(r"[\udc80-\udcff]")  # an invalid byte, as these strings hold it
 
 
 # set once any text is read here: only then can a parsed string hold an invalid byte, so only then

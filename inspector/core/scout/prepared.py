@@ -3,14 +3,13 @@ scout-ai sent): its tool outputs carry scout-ai's own cut markers, and the strat
 
 from __future__ import annotations
 
-import re
-
+from inspector.core.lazy_re import lazy
 from inspector.core.model import Chat, Finding, Message
 
 # `Truncated (217): <head><...217 - 1a2b3...><tail>` (shorten_string) or 2.x's `[CONTEXT-COMPACTED - ...]`;
 # each pattern starts with a literal, so a search stays linear even on hostile text full of near-misses
-TRUNCATED = re.compile(r"Truncated \(\d+\): ")
-MD5_MARKER = re.compile(r"<\.\.\.\d+ - [0-9a-f]{5}\.\.\.>")
+TRUNCATED = lazy(r"Truncated \(\d+\): ")
+MD5_MARKER = lazy(r"<\.\.\.\d+ - [0-9a-f]{5}\.\.\.>")
 COMPACTED = "[CONTEXT-COMPACTED - "
 
 

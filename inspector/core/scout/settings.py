@@ -13,6 +13,7 @@ from typing import Any
 
 from inspector.core.errors import UsageError
 from inspector.core.files import CONFIG_LIMIT, Refused, read_regular
+from inspector.core.lazy_re import lazy
 
 KEYS = ("full_tool_calls", "full_tool_outputs", "max_tool_calls", "max_tool_outputs", "max_tool_chars")
 # Every setting's default as scout-ai has it: the one source. The strategy modules derive theirs from it
@@ -69,9 +70,9 @@ TOKENS = ("prompt", "context")  # Scout::Config.get(key, :prompt, :context, env:
 
 # Ruby String#to_i: leading white space, a sign, ASCII digits with single underscores; else 0.
 # (Python's \d also matches other scripts' digits, which Ruby reads as 0: "١٢".to_i == 0.)
-_TO_I = re.compile(r"[ \t\n\v\f\r]*([+-]?)([0-9]+(?:_[0-9]+)*)", re.ASCII)
-_PLAIN = re.compile(r"[0-9]+", re.ASCII)
-_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+(?:_[0-9]+)*[ \t]*", re.ASCII)  # what --set accepts
+_TO_I = lazy(r"[ \t\n\v\f\r]*([+-]?)([0-9]+(?:_[0-9]+)*)", re.ASCII)
+_PLAIN = lazy(r"[0-9]+", re.ASCII)
+_INTEGER = lazy(r"[ \t]*[+-]?[0-9]+(?:_[0-9]+)*[ \t]*", re.ASCII)  # what --set accepts
 
 # Ruby reads integers of any length; Python refuses to convert more than 4,300 digits (and a million
 # digits would cost seconds). Past this many digits a value is read as the largest number of this
@@ -90,11 +91,11 @@ def ruby_to_i(text: str) -> int:
 
 
 # Ruby String#to_f: leading white space, then the longest decimal prefix; else 0.0.
-_TO_F = re.compile(
+_TO_F = lazy(
     r"[ \t\n\v\f\r]*([+-]?(?:[0-9]+(?:_[0-9]+)*)?(?:\.[0-9]+(?:_[0-9]+)*)?(?:[eE][+-]?[0-9]+(?:_[0-9]+)*)?)", re.ASCII
 )
-_PLAIN_FLOAT = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
-_NUMBER = re.compile(r"[ \t]*[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[ \t]*", re.ASCII)  # --set of a ratio
+_PLAIN_FLOAT = lazy(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+_NUMBER = lazy(r"[ \t]*[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[ \t]*", re.ASCII)  # --set of a ratio
 
 
 def ruby_to_f(text: str) -> float:

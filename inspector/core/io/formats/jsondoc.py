@@ -31,10 +31,13 @@ def shape(head: str) -> str:
 def has_key(head: str, key: str) -> bool:
     # a key is a string followed by ':'; inside JSON string values quotes are escaped, so this never
     # matches text in a message, only the document's structure (checked on the head of large files)
-    return re.search(r'"' + re.escape(key) + r'"\s*:', head) is not None
+    quoted = f'"{key}"'  # found as it is before a pattern is compiled for it (most heads hold neither)
+    return quoted in head and re.search(re.escape(quoted) + r"\s*:", head) is not None
 
 
 def has_type(head: str, *types: str) -> bool:
+    if '"type"' not in head:  # before a pattern is compiled for it
+        return False
     alternatives = "|".join(re.escape(t) for t in types)
     return re.search(r'"type"\s*:\s*"(?:' + alternatives + r')"', head) is not None
 

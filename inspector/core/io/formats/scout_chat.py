@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from inspector.core.lazy_re import lazy
 from inspector.core.model import Chat
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 NAME = "scout"
 EXTENSIONS = (".chat",)
 ACCEPTS_INVALID_UTF8 = True  # scout-ai's Misc.fixutf8 repairs such files instead of refusing them
-HEADER_LINE = re.compile(r"^[a-z0-9_]+:", re.ASCII | re.M)
+HEADER_LINE = lazy(r"^[a-z0-9_]+:", re.ASCII | re.M)
 
 
 def sniff(text: str) -> bool:

@@ -22,11 +22,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from inspector.core.lazy_re import lazy
 from inspector.core.model import Message
 from inspector.core.ruby import json as rubyjson
 
 INLINE = ("option", "previous_response_id", "function_call", "function_call_output", "meta")
-ESCAPE = re.compile(r"^([a-z]+:)(\s)", re.ASCII | re.M)
+ESCAPE = lazy(r"^([a-z]+:)(\s)", re.ASCII | re.M)
 
 
 def ruby_to_s(value: Any) -> str:
