@@ -232,3 +232,27 @@ def test_a_nul_byte_past_spilled_pieces_is_refused_as_binary(tmp_path, pieces):
     result = run_cli("prepare", path, scout_config=False)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == f"prompt-inspector: error: {path}:1: binary file (NUL byte), not a chat\n"
+
+
+def test_the_descriptor_kept_for_reading_again_is_closed_with_the_chat(tmp_path, pieces):
+    import gc
+
+    def open_files() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    path = _write(tmp_path, _outputs(10, 100))
+    before = open_files()
+    chat = formats.load_chat(path, lean=True)
+    assert any(type(m) is SpilledMessage for m in chat.messages) and open_files() == before + 1
+    del chat, pieces["spill"]  # (the fixture holds the last read's)
+    gc.collect()
+    assert open_files() == before
+    # nothing spilled (every content short): nothing kept open
+    short = _write(tmp_path, _outputs(10, 1), "short.json")
+    spill_from = spill.SPILL_FROM
+    spill.SPILL_FROM = 10**6
+    try:
+        chat = formats.load_chat(short, lean=True)
+    finally:
+        spill.SPILL_FROM = spill_from
+    assert not any(type(m) is SpilledMessage for m in chat.messages) and open_files() == before

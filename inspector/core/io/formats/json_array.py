@@ -192,7 +192,7 @@ def load_path(path: Any, shown: str | None, record: Record | None = None) -> Cha
                 parsed, data = decode_file(source, spill)
             except (msgspec.DecodeError, RecursionError):
                 parsed = None
-            if spill is not None and not spill.pieces:
+            if spill is not None and not spill.spilled:
                 spill.close()  # nothing left in the file
     except files.Refused as exc:  # changed while read, binary...: the words read_chat_bytes has for it
         raise files.chat_error(exc, str(path) if shown is None else shown) from None

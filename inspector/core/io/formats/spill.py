@@ -11,6 +11,7 @@ from their piece, through a descriptor kept open, and checked to be what was rea
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable
 from dataclasses import replace
 from itertools import repeat
@@ -34,6 +35,7 @@ class Spill:
 
     def __init__(self, opened: files.Opened, shown: str, record: Record, decode: Callable[[Any], Any]):
         self.opened = replace(opened, fd=os.dup(opened.fd))  # the chat's own file, whatever its path becomes
+        self._closer = weakref.finalize(self, os.close, self.opened.fd)  # once its messages are all gone
         self.shown = shown
         self.record = record
         self.decode = decode
@@ -42,6 +44,7 @@ class Spill:
         # whole ones oldest first; the text held is at most what a plain read holds)
         self.decoded: dict[int, list[Any]] = {}
         self.newest: tuple[int, list[Any]] | None = None  # the last piece taken, as parsed (sent most often)
+        self.spilled = 0  # messages left in the file
         self.rereads = 0  # pieces read again (tests count them)
 
     def take(self, elements: list[Any], offset: int, length: int) -> list[Any]:
@@ -59,6 +62,7 @@ class Spill:
             found = record(role, content) if type(role) is str else None
             if found is not None:
                 messages[k] = SpilledMessage(role, len(content), found, self, piece, k)
+                self.spilled += 1
         self.newest = (piece, elements)  # the one before is freed: only the newest piece's text is held
         return messages
 
@@ -66,9 +70,10 @@ class Spill:
         """The pieces taken so far are not used (the file is read whole after all)."""
         self.pieces.clear()
         self.newest = None
+        self.spilled = 0
 
     def close(self) -> None:
-        os.close(self.opened.fd)
+        self._closer()
 
     def element(self, piece: int, k: int, length: int) -> dict[str, Any]:
         """Message ``k`` of ``piece`` read again; the file must not have changed since (else one input error)."""
