@@ -329,6 +329,8 @@ def _run_command(args: argparse.Namespace) -> int:
         if args.command in ("thresholds", "corpus"):
             _collector_on()
             return command_module(args.command).run(args, overrides, config_files(args))
+        from dataclasses import replace
+
         from inspector.core.inspection import open_inspection
         from inspector.core.setup import ChatSource, Setup
         from inspector.core.tokens import DEFAULT as DEFAULT_TOKENIZER
@@ -367,7 +369,7 @@ def _run_command(args: argparse.Namespace) -> int:
         else:
             # prepare writes one prompt, which sends few tool contents: the others stay in the file
             lean = args.command == "prepare" and setup.reads_few_contents()
-            inspection = open_inspection(ChatSource.of(args.chat, args.input_format, lean) if lean else source, setup)
+            inspection = open_inspection(replace(source, lean=lean), setup)
             _collector_on()
         args.included = [*getattr(args, "included", ()), *inspection.chat.read_files]  # -o never replaces them
         if _KEPT_TO_EXIT is not None:

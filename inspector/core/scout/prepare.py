@@ -397,7 +397,6 @@ def _run_chain(
             from inspector.core.scout.strategies.windows import WindowFacts, WindowPlan, as_result
 
             settings = increment_settings or IncrementSettings()
-
             stage_plan = WindowPlan(WindowFacts(current, INCREMENT, version.shortener), settings)
             current, origin, error = _run_epoch(current, origin, decisions, originals, as_result(stage_plan))
             if error is not None:

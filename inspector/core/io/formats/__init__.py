@@ -91,12 +91,12 @@ def load_chat(path: str | Path, input_format: str | None = None, lean: bool = Fa
     if head is not None and input_format in (None, json_array.NAME):
         name, _ = (json_array.NAME, True) if input_format else _detect(head.decode("utf-8", "ignore"), shown)
         if name == json_array.NAME:
+            record = None
             if lean:
                 from inspector.core.scout.tool_facts import spill_record
 
-                chat = json_array.load_path(path, shown, spill_record)
-            else:
-                chat = json_array.load_path(path, shown)
+                record = spill_record
+            chat = json_array.load_path(path, shown, record)
             chat.format = chat.format or name
             messages = chat.messages
             if lean:  # a spilled message's role is a tool's, known (its fields are read again only when sent)

@@ -45,7 +45,6 @@ class Spill:
         self.decoded: dict[int, list[Any]] = {}
         self.newest: tuple[int, list[Any]] | None = None  # the last piece taken, as parsed (sent most often)
         self.spilled = 0  # messages left in the file
-        self.rereads = 0  # pieces read again (tests count them)
 
     def take(self, elements: list[Any], offset: int, length: int) -> list[Any]:
         """The messages of the piece at ``offset``, each tool message the check passes spilled (its elements as
@@ -90,7 +89,6 @@ class Spill:
                 raise files.chat_error(exc, self.shown) from None
             except (msgspec.DecodeError, RecursionError):
                 elements = None
-            self.rereads += 1
             if elements is None or len(elements) <= k:
                 raise self._changed()
             self.decoded[piece] = elements
