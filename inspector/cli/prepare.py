@@ -6,7 +6,8 @@ from argparse import Namespace
 from typing import TYPE_CHECKING
 
 from inspector.core.errors import UsageError
-from inspector.core.io.printers import PRINTERS, render_chunks
+from inspector.core.io.printers import PRINTERS
+from inspector.core.present.prepared_output import prepared_chunks
 
 from .output import EXIT_OK, add_at, emit, scout_error
 
@@ -35,12 +36,5 @@ def run(args: Namespace, inspection: Inspection) -> int:
     prompt = inspection.prompt()
     if prompt.error is not None:
         return scout_error(args, prompt.describe_error())
-    if inspection.setup.policy is not None:  # another framework's policy: written its own way
-        from inspector.core.present.export import prepared_chunks
-
-        emit(args, prepared_chunks(prompt, args.format))  # the format and the error are checked above
-    else:
-        # what prepared_chunks writes of scout-ai's prompt, without the reports' imports that module makes
-        # (a short `prepare` pays for each); tests/test_one_writer.py holds the two equal
-        emit(args, render_chunks(args.format, prompt.messages()))
+    emit(args, prepared_chunks(prompt, args.format))  # the format and the error are checked above
     return EXIT_OK

@@ -11,12 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.core.errors import ScoutRaises, UsageError
 from inspector.core.inspection import Inspection
-from inspector.core.io.printers import PRINTERS, print_openai_items, render_chunks
-from inspector.core.peers.plan import PeerPlan
-from inspector.core.peers.wire import as_openai
 from inspector.core.present import explain_report as report
 from inspector.core.present.json_text import json_text
 from inspector.core.present.policy import policy_report
+from inspector.core.present.prepared_output import prepared_chunks
 from inspector.core.present.provenance import report_settings
 from inspector.core.ruby.json import RubyJSONError
 from inspector.core.scout.prepare import Prompt
@@ -37,20 +35,6 @@ def prepared_bytes(prompt: Prompt, fmt: str) -> bytes:
         return b"".join(prepared_chunks(prompt, fmt))
     except RubyJSONError as exc:  # e.g. an infinite number (1e400): JSON.generate refuses it
         raise ScoutRaises(f"scout-ai would raise {exc.exception}: {exc}") from None
-
-
-def prepared_chunks(prompt: Prompt, fmt: str) -> Iterator[bytes]:
-    """The prepared prompt in ``fmt`` as pieces (a large JSON prompt is never held whole); the
-    refusals come up front, before any piece."""
-    if fmt not in PRINTERS:
-        raise UsageError(f"unknown format {fmt!r}; known: {', '.join(PRINTERS)}")
-    if prompt.error is not None:
-        raise UsageError(f"{prompt.error.raiser} would raise, nothing is sent: {prompt.describe_error()}")
-    if fmt == "openai" and isinstance(prompt.planner, PeerPlan):
-        # another framework's policy: its own output as the library holds it (content parts kept as parts)
-        items = [as_openai(i) for i in prompt.planner.wire_items()]
-        return iter((print_openai_items(items).encode("utf-8", "surrogatepass"),))
-    return render_chunks(fmt, prompt.messages())
 
 
 def explain_bytes(
